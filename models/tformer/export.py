@@ -1,0 +1,85 @@
+"""Checkpoint -> .tfm export (f32, f16, int8 with per-row scales)."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from . import tfm
+from .config import ModelConfig
+
+WEIGHT_DTYPES = ("f32", "f16", "int8")
+
+
+def is_matrix(name: str, arr: np.ndarray) -> bool:
+    return arr.ndim == 2
+
+
+def load_checkpoint_state(paths):
+    """Loads one checkpoint, or averages the parameters of several (checkpoint averaging)."""
+    states = [torch.load(p, map_location="cpu") for p in paths]
+    first = states[0]
+    if len(states) == 1:
+        return first
+    avg = {k: sum(s["model"][k].double() for s in states) / len(states) for k in first["model"]}
+    first = dict(first)
+    first["model"] = {k: v.to(states[0]["model"][k].dtype) for k, v in avg.items()}
+    return first
+
+
+def build_tfm(cfg: ModelConfig, state: dict, spm_source: bytes, spm_target: bytes | None = None,
+              weights: str = "f32", metadata: dict | None = None) -> tfm.TfmFile:
+    if weights not in WEIGHT_DTYPES:
+        raise ValueError(f"weights must be one of {WEIGHT_DTYPES}")
+    tensors, scales = {}, {}
+    for name, value in state.items():
+        if name == "pe":  # computed, never stored
+            continue
+        arr = value.detach().float().cpu().numpy()
+        if weights == "f16" and is_matrix(name, arr):
+            arr = arr.astype(np.float16)
+        elif weights == "int8" and is_matrix(name, arr):
+            q, s = tfm.quantize_rows_int8(arr)
+            tensors[name] = q
+            scales[name] = name + ".scales"
+            tensors[name + ".scales"] = s
+            continue
+        tensors[name] = arr
+    tensors["tokenizer.source"] = np.frombuffer(spm_source, dtype=np.uint8)
+    tokenizer = {"type": "sentencepiece", "source": "tokenizer.source", "target": "tokenizer.source"}
+    if spm_target is not None and spm_target != spm_source:
+        tensors["tokenizer.target"] = np.frombuffer(spm_target, dtype=np.uint8)
+        tokenizer["target"] = "tokenizer.target"
+    return tfm.TfmFile(cfg.to_dict(), tokenizer, tensors, metadata or {}, scales)
+
+
+def export_checkpoint(checkpoints, out_path: str, weights: str = "f32", metadata=None) -> int:
+    ckpt = load_checkpoint_state(checkpoints)
+    cfg = ModelConfig.from_dict(ckpt["config"])
+    spm_bytes = ckpt["spm"]
+    meta = dict(ckpt.get("metadata", {}))
+    meta.update(metadata or {})
+    meta["weights"] = weights
+    if len(checkpoints) > 1:
+        meta["averaged_checkpoints"] = len(checkpoints)
+    return tfm.write(out_path, build_tfm(cfg, ckpt["model"], spm_bytes, None, weights, meta))
+
+
+def load_tfm_model(path: str):
+    """Builds the PyTorch reference model from a .tfm file (dequantizing int8/f16 weights)."""
+    from .model import Transformer
+    from .tokenizer import Tokenizer
+    f = tfm.read(path)
+    cfg = ModelConfig.from_dict(f.config)
+    model = Transformer(cfg)
+    state = {}
+    for name in model.state_dict():
+        if name in f.tensors:
+            state[name] = torch.from_numpy(tfm.dequantize(f, name).copy())
+    missing = [k for k in model.state_dict() if k not in state]
+    if missing:
+        raise ValueError(f"{path}: missing tensors {missing[:5]}")
+    model.load_state_dict(state)
+    model.eval()
+    src_tok = Tokenizer(f.tensors[f.tokenizer["source"]].tobytes())
+    tgt_tok = Tokenizer(f.tensors[f.tokenizer["target"]].tobytes())
+    return model, src_tok, tgt_tok, f

@@ -1,0 +1,97 @@
+"""Reading and writing `.tfm` model files (specification: models/FORMAT.md)."""
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+MAGIC = b"TFMODEL\0"
+VERSION = 1
+ALIGN = 64
+PREAMBLE = struct.Struct("<8sIIQ")  # magic, version, flags, header length
+
+DTYPES = {"f32": np.float32, "f16": np.float16, "i8": np.int8, "u8": np.uint8}
+
+
+def _align(n: int) -> int:
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+@dataclass
+class TfmFile:
+    config: dict
+    tokenizer: dict
+    tensors: dict  # name -> numpy array (dtype from DTYPES)
+    metadata: dict = field(default_factory=dict)
+    scales: dict = field(default_factory=dict)  # int8 tensor name -> name of its f32 row scales
+
+
+def quantize_rows_int8(w: np.ndarray):
+    """Symmetric per-output-row int8: w ~ q * scale[row], scale = max|row| / 127."""
+    w = np.asarray(w, dtype=np.float32)
+    amax = np.abs(w).max(axis=1)
+    scale = np.where(amax > 0, amax / 127.0, 1.0).astype(np.float32)
+    q = np.clip(np.rint(w / scale[:, None]), -127, 127).astype(np.int8)
+    return q, scale
+
+
+def write(path: str, model: TfmFile) -> int:
+    """Writes the file; returns its size in bytes."""
+    entries, blobs, offset = [], [], 0
+    for name, arr in model.tensors.items():
+        arr = np.ascontiguousarray(arr)
+        dtype = next((k for k, v in DTYPES.items() if arr.dtype == v), None)
+        if dtype is None:
+            raise ValueError(f"tensor {name}: unsupported dtype {arr.dtype}")
+        entry = {"name": name, "dtype": dtype, "shape": list(arr.shape), "offset": offset,
+                 "nbytes": int(arr.nbytes)}
+        if name in model.scales:
+            entry["scales"] = model.scales[name]
+        entries.append(entry)
+        blobs.append((offset, arr.astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()))
+        offset = _align(offset + arr.nbytes)
+    header = {"format": "tformer", "version": VERSION, "config": model.config,
+              "tokenizer": model.tokenizer, "tensors": entries, "metadata": model.metadata}
+    hbytes = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    data_start = _align(PREAMBLE.size + len(hbytes))
+    with open(path, "wb") as f:
+        f.write(PREAMBLE.pack(MAGIC, VERSION, 0, len(hbytes)))
+        f.write(hbytes)
+        f.write(b"\0" * (data_start - PREAMBLE.size - len(hbytes)))
+        for off, raw in blobs:
+            f.seek(data_start + off)
+            f.write(raw)
+        end = data_start + offset
+        f.truncate(end)
+    return end
+
+
+def read(path: str) -> TfmFile:
+    with open(path, "rb") as f:
+        data = f.read()
+    magic, version, _flags, hlen = PREAMBLE.unpack_from(data, 0)
+    if magic != MAGIC:
+        raise ValueError(f"{path}: not a .tfm file (bad magic)")
+    if version != VERSION:
+        raise ValueError(f"{path}: unsupported .tfm version {version}")
+    header = json.loads(data[PREAMBLE.size:PREAMBLE.size + hlen].decode("utf-8"))
+    data_start = _align(PREAMBLE.size + hlen)
+    tensors, scales = {}, {}
+    for e in header["tensors"]:
+        start = data_start + e["offset"]
+        arr = np.frombuffer(data, dtype=np.dtype(DTYPES[e["dtype"]]).newbyteorder("<"),
+                            count=int(np.prod(e["shape"], dtype=np.int64)), offset=start)
+        tensors[e["name"]] = arr.reshape(e["shape"])
+        if "scales" in e:
+            scales[e["name"]] = e["scales"]
+    return TfmFile(header["config"], header["tokenizer"], tensors, header.get("metadata", {}), scales)
+
+
+def dequantize(model: TfmFile, name: str) -> np.ndarray:
+    t = model.tensors[name]
+    if t.dtype == np.int8:
+        s = model.tensors[model.scales[name]]
+        return t.astype(np.float32) * s[:, None]
+    return t.astype(np.float32)
