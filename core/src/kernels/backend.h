@@ -1,0 +1,48 @@
+// The narrow interface behind which matrix products run (the ggml-backend / CTranslate2 op
+// dispatch idea): layers hand weights over once at load ("pack") and call `linear` per step.
+// Implementations: XnnpackBackend (XNNPACK fully-connected operators on a pthreadpool) and
+// ReferenceBackend (plain loops, the yardstick tests compare every backend against).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace tformer {
+
+// Weights of one fully-connected layer in a backend's own layout. Opaque to layers.
+class PackedLinear {
+ public:
+  PackedLinear(size_t in, size_t out) : in_(in), out_(out) {}
+  virtual ~PackedLinear() = default;
+  size_t in() const { return in_; }
+  size_t out() const { return out_; }
+
+ private:
+  size_t in_, out_;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual int threads() const = 0;
+
+  // y = x W^T + b for a weight W stored row-major [out, in] (PyTorch's nn.Linear layout) and an
+  // optional bias [out]. The backend copies what it needs: the caller may free W and b after.
+  virtual std::unique_ptr<PackedLinear> pack_linear(const float* w, const float* bias, size_t in,
+                                                    size_t out) = 0;
+  // x: [rows, in], y: [rows, out], both row-major and not aliased.
+  virtual void linear(const PackedLinear& w, const float* x, size_t rows, float* y) = 0;
+
+  // Runs fn(i) for i in [0, n), possibly on several threads; used for attention and other
+  // row-parallel work so that one thread pool serves the whole engine.
+  virtual void parallel_for(size_t n, const std::function<void(size_t)>& fn) = 0;
+};
+
+std::unique_ptr<Backend> make_reference_backend();
+std::unique_ptr<Backend> make_xnnpack_backend(int threads);
+
+}  // namespace tformer

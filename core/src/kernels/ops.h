@@ -1,0 +1,22 @@
+// Element-wise and row-wise kernels outside the matrix products. Plain loops written so that
+// compilers vectorise them (SSE/AVX natively, SIMD128 with -msimd128 in wasm).
+#pragma once
+
+#include <cstddef>
+
+namespace tformer::ops {
+
+// y[r] = (x[r] - mean) / sqrt(var + eps) * gamma + beta, for `rows` rows of width d. x may be y.
+void layer_norm(const float* x, size_t rows, size_t d, const float* gamma, const float* beta, float eps,
+                float* y);
+void add_inplace(float* x, const float* y, size_t n);  // x += y
+void relu_inplace(float* x, size_t n);
+void swish_inplace(float* x, size_t n);  // x * sigmoid(x)
+// In-place softmax of one row of n values; entries equal to -inf get weight 0.
+void softmax_inplace(float* x, size_t n);
+// log_softmax of one row into out (may alias): (x - max) - log(sum(exp(x - max))).
+void log_softmax(const float* x, size_t n, float* out);
+float dot(const float* a, const float* b, size_t n);
+void axpy(float a, const float* x, float* y, size_t n);  // y += a * x
+
+}  // namespace tformer::ops

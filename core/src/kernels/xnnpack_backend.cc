@@ -1,0 +1,87 @@
+// Backend on XNNPACK's fully-connected operators (create once at load -> reshape -> setup -> run
+// per call), with one pthreadpool shared by the matrix products and the engine's own loops.
+#include <pthreadpool.h>
+#include <xnnpack.h>
+
+#include <cmath>
+#include <mutex>
+#include <string>
+
+#include "kernels/backend.h"
+#include "tformer/error.h"
+
+namespace tformer {
+namespace {
+
+void check(xnn_status status, const char* what) {
+  if (status != xnn_status_success)
+    throw Error(std::string("XNNPACK ") + what + " failed (status " + std::to_string(int(status)) + ")");
+}
+
+void initialize_xnnpack() {
+  static std::once_flag once;
+  static xnn_status status = xnn_status_success;
+  std::call_once(once, [] { status = xnn_initialize(nullptr); });
+  check(status, "initialisation (is the CPU supported?)");
+}
+
+class XnnpackLinear : public PackedLinear {
+ public:
+  XnnpackLinear(size_t in, size_t out, xnn_operator_t op) : PackedLinear(in, out), op_(op) {}
+  ~XnnpackLinear() override { xnn_delete_operator(op_); }
+  xnn_operator_t op_;
+};
+
+class XnnpackBackend : public Backend {
+ public:
+  explicit XnnpackBackend(int threads) : threads_(threads < 1 ? 1 : threads) {
+    initialize_xnnpack();
+    if (threads_ > 1) {
+      pool_ = pthreadpool_create(static_cast<size_t>(threads_));
+      if (!pool_) throw Error("cannot create a thread pool of " + std::to_string(threads_) + " threads");
+      threads_ = static_cast<int>(pthreadpool_get_threads_count(pool_));
+    }
+  }
+  ~XnnpackBackend() override {
+    if (pool_) pthreadpool_destroy(pool_);
+  }
+
+  std::string name() const override { return "xnnpack"; }
+  int threads() const override { return threads_; }
+
+  std::unique_ptr<PackedLinear> pack_linear(const float* w, const float* b, size_t in, size_t out) override {
+    xnn_operator_t op = nullptr;
+    check(xnn_create_fully_connected_nc_f32(in, out, in, out, w, b, -INFINITY, INFINITY, 0, nullptr,
+                                            nullptr, &op),
+          "fully-connected creation");
+    return std::make_unique<XnnpackLinear>(in, out, op);
+  }
+
+  void linear(const PackedLinear& packed, const float* x, size_t rows, float* y) override {
+    if (rows == 0) return;
+    xnn_operator_t op = static_cast<const XnnpackLinear&>(packed).op_;
+    check(xnn_reshape_fully_connected_nc_f32(op, rows, pool_), "fully-connected reshape");
+    check(xnn_setup_fully_connected_nc_f32(op, x, y), "fully-connected setup");
+    check(xnn_run_operator(op, pool_), "fully-connected run");
+  }
+
+  void parallel_for(size_t n, const std::function<void(size_t)>& fn) override {
+    if (!pool_ || n < 2) {
+      for (size_t i = 0; i < n; ++i) fn(i);
+      return;
+    }
+    pthreadpool_parallelize_1d(
+        pool_, [](void* ctx, size_t i) { (*static_cast<const std::function<void(size_t)>*>(ctx))(i); },
+        const_cast<std::function<void(size_t)>*>(&fn), n, 0);
+  }
+
+ private:
+  int threads_;
+  pthreadpool_t pool_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_xnnpack_backend(int threads) { return std::make_unique<XnnpackBackend>(threads); }
+
+}  // namespace tformer

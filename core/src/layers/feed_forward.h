@@ -1,0 +1,25 @@
+// Position-wise feed-forward block: w2(activation(w1 x)), activation relu or swish.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "layers/linear.h"
+#include "model/config.h"
+
+namespace tformer {
+
+class FeedForward {
+ public:
+  FeedForward() = default;
+  FeedForward(Backend& backend, const ModelFile& file, const std::string& prefix, int d_model, int ffn_dim,
+              Activation activation);
+  // x, y: [rows, d_model]; hidden: scratch of rows * ffn_dim floats.
+  void operator()(const float* x, size_t rows, float* y, std::vector<float>& hidden) const;
+
+ private:
+  Linear w1_, w2_;
+  Activation activation_ = Activation::kRelu;
+};
+
+}  // namespace tformer

@@ -1,0 +1,35 @@
+// A fully-connected layer y = x W^T + b whose weights live in the backend's packed form.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/backend.h"
+#include "model/model_file.h"
+
+namespace tformer {
+
+class Linear {
+ public:
+  Linear() = default;
+  // Loads `<name>.weight` [out, in] and, when `bias`, `<name>.bias` [out].
+  Linear(Backend& backend, const ModelFile& file, const std::string& name, size_t in, size_t out,
+         bool bias = true);
+  // Several layers reading the same input, stacked into one operator (e.g. keys and values):
+  // the output row holds each layer's outputs one after another.
+  static Linear stacked(Backend& backend, const ModelFile& file, const std::vector<std::string>& names,
+                        size_t in, size_t out_each);
+  // From explicit weights, e.g. the output projection tied to an embedding table.
+  Linear(Backend& backend, const float* w, const float* b, size_t in, size_t out);
+
+  void operator()(const float* x, size_t rows, float* y) const { backend_->linear(*packed_, x, rows, y); }
+  size_t in() const { return packed_->in(); }
+  size_t out() const { return packed_->out(); }
+
+ private:
+  Backend* backend_ = nullptr;
+  std::unique_ptr<PackedLinear> packed_;
+};
+
+}  // namespace tformer

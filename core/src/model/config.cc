@@ -1,0 +1,111 @@
+#include "model/config.h"
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "tformer/error.h"
+
+namespace tformer {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string& msg) { throw Error("invalid model config: " + msg); }
+
+int get_int(const json& j, const char* key, long long lo, long long hi, bool required, int def) {
+  auto it = j.find(key);
+  if (it == j.end()) {
+    if (required) fail(std::string("missing key '") + key + "'");
+    return def;
+  }
+  if (!it->is_number_integer()) fail(std::string("'") + key + "' must be an integer");
+  const long long v = it->get<long long>();
+  if (v < lo || v > hi)
+    fail(std::string("'") + key + "' = " + std::to_string(v) + " is outside [" + std::to_string(lo) +
+         ", " + std::to_string(hi) + "]");
+  return static_cast<int>(v);
+}
+
+bool get_bool(const json& j, const char* key, bool def) {
+  auto it = j.find(key);
+  if (it == j.end()) return def;
+  if (!it->is_boolean()) fail(std::string("'") + key + "' must be true or false");
+  return it->get<bool>();
+}
+
+template <typename E>
+E get_enum(const json& j, const char* key, std::initializer_list<std::pair<const char*, E>> values,
+           E def) {
+  auto it = j.find(key);
+  if (it == j.end()) return def;
+  std::string allowed;
+  if (it->is_string()) {
+    const std::string s = it->get<std::string>();
+    for (auto& [name, value] : values)
+      if (s == name) return value;
+  }
+  for (auto& [name, value] : values) allowed += std::string(allowed.empty() ? "" : ", ") + name;
+  fail(std::string("'") + key + "' must be one of: " + allowed);
+}
+
+}  // namespace
+
+ModelConfig ModelConfig::from_json(const json& j) {
+  if (!j.is_object()) fail("not a JSON object");
+  static const std::set<std::string> known = {
+      "vocab_size", "d_model", "heads", "ffn_dim", "encoder_layers", "decoder_layers", "norm",
+      "prenorm_raw_self_kv", "activation", "max_positions", "positional_encoding", "decoder_start",
+      "source_bos", "source_eos", "pad_id", "unk_id", "bos_id", "eos_id", "tied_embeddings",
+      "output_bias", "layer_norm_eps", "suppress_unk", "decoder_layer_type"};
+  for (auto& [key, _] : j.items())
+    if (!known.count(key)) fail("unknown key '" + key + "' (written by a newer exporter?)");
+
+  ModelConfig c;
+  c.vocab_size = get_int(j, "vocab_size", 1, 1 << 22, true, 0);
+  c.d_model = get_int(j, "d_model", 2, 1 << 14, true, 0);
+  c.heads = get_int(j, "heads", 1, 1024, true, 0);
+  c.ffn_dim = get_int(j, "ffn_dim", 1, 1 << 18, true, 0);
+  c.encoder_layers = get_int(j, "encoder_layers", 1, 256, true, 0);
+  c.decoder_layers = get_int(j, "decoder_layers", 1, 256, true, 0);
+  c.max_positions = get_int(j, "max_positions", 2, 1 << 16, false, 512);
+  c.pad_id = get_int(j, "pad_id", -1, c.vocab_size - 1, false, 0);
+  c.unk_id = get_int(j, "unk_id", -1, c.vocab_size - 1, false, 1);
+  c.bos_id = get_int(j, "bos_id", -1, c.vocab_size - 1, false, 2);
+  c.eos_id = get_int(j, "eos_id", 0, c.vocab_size - 1, false, 3);
+  if (c.d_model % c.heads != 0)
+    fail("d_model " + std::to_string(c.d_model) + " is not a multiple of heads " + std::to_string(c.heads));
+  if (c.d_model % 2 != 0) fail("d_model must be even (sinusoidal positions)");
+
+  c.norm = get_enum<Norm>(j, "norm", {{"post", Norm::kPost}, {"pre", Norm::kPre}}, Norm::kPost);
+  c.prenorm_raw_self_kv = get_bool(j, "prenorm_raw_self_kv", false);
+  c.activation = get_enum<Activation>(
+      j, "activation", {{"relu", Activation::kRelu}, {"swish", Activation::kSwish}}, Activation::kRelu);
+  c.positional_encoding = get_enum<PositionalKind>(
+      j, "positional_encoding",
+      {{"interleaved", PositionalKind::kInterleaved}, {"marian", PositionalKind::kMarian}},
+      PositionalKind::kInterleaved);
+  c.decoder_start = get_enum<DecoderStart>(
+      j, "decoder_start", {{"bos", DecoderStart::kBos}, {"zero", DecoderStart::kZero}}, DecoderStart::kBos);
+  c.source_bos = get_bool(j, "source_bos", true);
+  c.source_eos = get_bool(j, "source_eos", true);
+  c.tied_embeddings = get_enum<TiedEmbeddings>(
+      j, "tied_embeddings",
+      {{"all", TiedEmbeddings::kAll}, {"target", TiedEmbeddings::kTarget}, {"none", TiedEmbeddings::kNone}},
+      TiedEmbeddings::kNone);
+  c.output_bias = get_bool(j, "output_bias", true);
+  c.suppress_unk = get_bool(j, "suppress_unk", false);
+  c.decoder_layer_type = get_enum<DecoderLayerType>(
+      j, "decoder_layer_type",
+      {{"transformer", DecoderLayerType::kTransformer}, {"ssru", DecoderLayerType::kSsru}},
+      DecoderLayerType::kTransformer);
+  if (auto it = j.find("layer_norm_eps"); it != j.end()) {
+    if (!it->is_number() || it->get<double>() <= 0 || it->get<double>() > 1)
+      fail("'layer_norm_eps' must be a number in (0, 1]");
+    c.layer_norm_eps = it->get<float>();
+  }
+  if ((c.decoder_start == DecoderStart::kBos || c.source_bos) && c.bos_id < 0)
+    fail("the config uses a BOS token but bos_id is -1");
+  return c;
+}
+
+}  // namespace tformer

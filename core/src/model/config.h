@@ -1,0 +1,46 @@
+// The architecture of a model, as stored in the `config` object of a .tfm header. Keys and
+// meanings are those of models/tformer/config.py (the PyTorch reference); see models/FORMAT.md.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace tformer {
+
+enum class Norm { kPost, kPre };
+enum class Activation { kRelu, kSwish };
+enum class PositionalKind { kInterleaved, kMarian };
+enum class DecoderStart { kBos, kZero };
+enum class TiedEmbeddings { kAll, kTarget, kNone };
+enum class DecoderLayerType { kTransformer, kSsru };
+
+struct ModelConfig {
+  int vocab_size = 0;
+  int d_model = 0;
+  int heads = 0;
+  int ffn_dim = 0;
+  int encoder_layers = 0;
+  int decoder_layers = 0;
+  Norm norm = Norm::kPost;
+  bool prenorm_raw_self_kv = false;
+  Activation activation = Activation::kRelu;
+  int max_positions = 512;
+  PositionalKind positional_encoding = PositionalKind::kInterleaved;
+  DecoderStart decoder_start = DecoderStart::kBos;
+  bool source_bos = true;
+  bool source_eos = true;
+  int pad_id = 0, unk_id = 1, bos_id = 2, eos_id = 3;
+  TiedEmbeddings tied_embeddings = TiedEmbeddings::kNone;
+  bool output_bias = true;
+  float layer_norm_eps = 1e-5f;
+  bool suppress_unk = false;
+  DecoderLayerType decoder_layer_type = DecoderLayerType::kTransformer;
+
+  int head_dim() const { return d_model / heads; }
+
+  // Parses and validates; throws tformer::Error naming the offending key.
+  static ModelConfig from_json(const nlohmann::json& j);
+};
+
+}  // namespace tformer

@@ -1,0 +1,247 @@
+#include "model/model_file.h"
+
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include "tformer/error.h"
+#include "util/half.h"
+
+namespace tformer {
+namespace {
+
+using nlohmann::json;
+
+uint32_t read_u32(const uint8_t* p) {
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+
+uint64_t read_u64(const uint8_t* p) { return uint64_t(read_u32(p)) | uint64_t(read_u32(p + 4)) << 32; }
+
+uint64_t align_up(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
+
+[[noreturn]] void fail(const std::string& msg) { throw Error("invalid model file: " + msg); }
+
+DType parse_dtype(const json& v, const std::string& tensor) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "f32") return DType::kF32;
+    if (s == "f16") return DType::kF16;
+    if (s == "i8") return DType::kI8;
+    if (s == "u8") return DType::kU8;
+  }
+  fail("tensor " + tensor + ": unknown dtype " + v.dump() + " (expected f32, f16, i8 or u8)");
+}
+
+uint64_t get_u64(const json& e, const char* key, const std::string& tensor) {
+  auto it = e.find(key);
+  if (it == e.end() || !it->is_number_unsigned())
+    fail("tensor " + tensor + ": '" + key + "' must be a non-negative integer");
+  return it->get<uint64_t>();
+}
+
+}  // namespace
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::kF32: return "f32";
+    case DType::kF16: return "f16";
+    case DType::kI8: return "i8";
+    case DType::kU8: return "u8";
+  }
+  return "?";
+}
+
+size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::kF32: return 4;
+    case DType::kF16: return 2;
+    default: return 1;
+  }
+}
+
+int64_t TensorEntry::elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::string shape_to_string(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string TensorEntry::shape_string() const { return shape_to_string(shape); }
+
+ModelFile::ModelFile(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) { parse(); }
+
+ModelFile ModelFile::from_bytes(std::vector<uint8_t> bytes) { return ModelFile(std::move(bytes)); }
+
+ModelFile ModelFile::from_path(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw Error("cannot open model file '" + path + "'");
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw Error("cannot read model file '" + path + "'");
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  in.seekg(0);
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+    throw Error("cannot read model file '" + path + "'");
+  try {
+    return ModelFile(std::move(bytes));
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+}
+
+void ModelFile::parse() {
+  try {
+    parse_unchecked();
+  } catch (const nlohmann::json::exception& e) {
+    // A header value of the wrong JSON type deep inside an entry.
+    fail(std::string("malformed header: ") + e.what());
+  }
+}
+
+void ModelFile::parse_unchecked() {
+  const uint64_t size = bytes_.size();
+  if (size < kPreambleBytes)
+    fail("file is " + std::to_string(size) + " bytes, too small for a .tfm model (truncated?)");
+  const uint8_t* p = bytes_.data();
+  if (std::memcmp(p, kMagic, sizeof kMagic) != 0) fail("bad magic: this is not a .tfm model file");
+  const uint32_t version = read_u32(p + 8);
+  if (version != kVersion)
+    fail("unsupported format version " + std::to_string(version) + " (this build reads version " +
+         std::to_string(kVersion) + ")");
+  const uint64_t header_bytes = read_u64(p + 16);
+  if (header_bytes > kMaxHeaderBytes)
+    fail("header length " + std::to_string(header_bytes) + " bytes is implausible (limit " +
+         std::to_string(kMaxHeaderBytes) + ")");
+  if (header_bytes > size - kPreambleBytes)
+    fail("truncated: the header needs " + std::to_string(header_bytes) + " bytes but the file has " +
+         std::to_string(size - kPreambleBytes) + " after the preamble");
+
+  try {
+    header_ = json::parse(p + kPreambleBytes, p + kPreambleBytes + header_bytes);
+  } catch (const json::exception& e) {
+    fail(std::string("header is not valid JSON: ") + e.what());
+  }
+  if (!header_.is_object()) fail("header is not a JSON object");
+  if (header_.value("format", std::string()) != "tformer") fail("header 'format' is not \"tformer\"");
+  if (!header_.contains("config")) fail("header has no 'config'");
+  config_ = ModelConfig::from_json(header_["config"]);
+
+  const uint64_t data_start = align_up(kPreambleBytes + header_bytes, kAlignment);
+  const uint64_t data_size = size >= data_start ? size - data_start : 0;
+
+  const json& list = header_.contains("tensors") ? header_["tensors"] : json();
+  if (!list.is_array()) fail("header 'tensors' must be an array");
+  tensors_.reserve(list.size());
+  for (const json& e : list) {
+    if (!e.is_object() || !e.contains("name") || !e["name"].is_string() || e["name"].get<std::string>().empty())
+      fail("a tensor entry has no name");
+    TensorEntry t;
+    t.name = e["name"].get<std::string>();
+    if (index_.count(t.name)) fail("tensor " + t.name + " is listed twice");
+    t.dtype = parse_dtype(e.value("dtype", json()), t.name);
+    const json& shape = e.contains("shape") ? e["shape"] : json();
+    if (!shape.is_array() || shape.empty() || shape.size() > 4)
+      fail("tensor " + t.name + ": 'shape' must be an array of 1 to 4 dimensions");
+    uint64_t elements = 1;
+    for (const json& d : shape) {
+      if (!d.is_number_unsigned() || d.get<uint64_t>() == 0 || d.get<uint64_t>() > (1ull << 31))
+        fail("tensor " + t.name + ": shape " + shape.dump() + " has a dimension that is not in [1, 2^31]");
+      elements *= d.get<uint64_t>();
+      if (elements > (1ull << 40)) fail("tensor " + t.name + ": shape " + shape.dump() + " is implausibly large");
+      t.shape.push_back(static_cast<int64_t>(d.get<uint64_t>()));
+    }
+    t.offset = get_u64(e, "offset", t.name);
+    t.nbytes = get_u64(e, "nbytes", t.name);
+    if (t.nbytes != elements * dtype_size(t.dtype))
+      fail("tensor " + t.name + ": nbytes " + std::to_string(t.nbytes) + " does not match shape " +
+           t.shape_string() + " of " + dtype_name(t.dtype) + " (" +
+           std::to_string(elements * dtype_size(t.dtype)) + " bytes)");
+    if (t.offset % kAlignment != 0)
+      fail("tensor " + t.name + ": offset " + std::to_string(t.offset) + " is not 64-byte aligned");
+    if (t.offset > data_size || t.nbytes > data_size - t.offset)
+      fail("truncated at tensor " + t.name + ": expected " + std::to_string(t.nbytes) +
+           " bytes at data offset " + std::to_string(t.offset) + ", the data section has " +
+           std::to_string(data_size) + " bytes");
+    if (e.contains("scales")) {
+      if (!e["scales"].is_string()) fail("tensor " + t.name + ": 'scales' must be a tensor name");
+      t.scales = e["scales"].get<std::string>();
+    }
+    t.data = p + data_start + t.offset;
+    index_[t.name] = tensors_.size();
+    tensors_.push_back(std::move(t));
+  }
+  for (const TensorEntry& t : tensors_) {
+    if (t.dtype == DType::kI8) {
+      if (t.scales.empty()) fail("int8 tensor " + t.name + " has no 'scales'");
+      const TensorEntry& s = tensor(t.scales);
+      if (s.dtype != DType::kF32 || s.shape.size() != 1 || s.shape[0] != t.shape[0])
+        fail("int8 tensor " + t.name + ": scales " + s.name + " must be f32 of shape [" +
+             std::to_string(t.shape[0]) + "]");
+    }
+  }
+
+  const json& tok = header_.contains("tokenizer") ? header_["tokenizer"] : json();
+  if (!tok.is_object()) fail("header has no 'tokenizer' object");
+  tokenizer_.type = tok.value("type", std::string());
+  if (tokenizer_.type != "sentencepiece")
+    fail("tokenizer type '" + tokenizer_.type + "' is not supported (expected sentencepiece)");
+  tokenizer_.source = tok.value("source", std::string());
+  tokenizer_.target = tok.value("target", tokenizer_.source);
+  for (const std::string* name : {&tokenizer_.source, &tokenizer_.target}) {
+    if (!has(*name)) fail("tokenizer tensor '" + *name + "' is missing");
+    if (tensor(*name).dtype != DType::kU8) fail("tokenizer tensor '" + *name + "' must be u8");
+  }
+}
+
+const TensorEntry& ModelFile::tensor(const std::string& name) const {
+  auto it = index_.find(name);
+  if (it == index_.end()) fail("missing tensor " + name);
+  return tensors_[it->second];
+}
+
+const TensorEntry& ModelFile::tensor(const std::string& name, const std::vector<int64_t>& expected) const {
+  const TensorEntry& t = tensor(name);
+  if (t.shape != expected)
+    fail("tensor " + name + " has shape " + t.shape_string() + " but the config needs " +
+         shape_to_string(expected));
+  return t;
+}
+
+std::vector<float> ModelFile::floats(const std::string& name, const std::vector<int64_t>& expected) const {
+  const TensorEntry& t = tensor(name, expected);
+  const size_t n = static_cast<size_t>(t.elements());
+  std::vector<float> out(n);
+  switch (t.dtype) {
+    case DType::kF32:
+      std::memcpy(out.data(), t.data, n * 4);  // little-endian hosts only (x86, arm, wasm)
+      break;
+    case DType::kF16:
+      for (size_t i = 0; i < n; ++i) out[i] = half_to_float(uint16_t(t.data[2 * i]) | uint16_t(t.data[2 * i + 1]) << 8);
+      break;
+    case DType::kI8: {
+      const TensorEntry& s = tensor(t.scales);
+      const size_t cols = n / static_cast<size_t>(t.shape[0]);
+      for (size_t i = 0; i < n; ++i) {
+        float scale;
+        std::memcpy(&scale, s.data + 4 * (i / cols), 4);
+        out[i] = static_cast<int8_t>(t.data[i]) * scale;
+      }
+      break;
+    }
+    case DType::kU8:
+      fail("tensor " + name + " holds bytes, not numbers");
+  }
+  return out;
+}
+
+std::string ModelFile::bytes_of(const std::string& name) const {
+  const TensorEntry& t = tensor(name);
+  return std::string(reinterpret_cast<const char*>(t.data), t.nbytes);
+}
+
+}  // namespace tformer

@@ -1,0 +1,171 @@
+#include "transformer/decoder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/ops.h"
+
+namespace tformer {
+
+Decoder::Decoder(Backend& backend, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
+                 const PositionalEncoding& positions, const Linear& output)
+    : backend_(backend), config_(config), embedding_(embedding), positions_(positions), output_(output) {
+  const int d = config.d_model;
+  const float eps = config.layer_norm_eps;
+  for (int i = 0; i < config.decoder_layers; ++i) {
+    const std::string p = "decoder.layers." + std::to_string(i);
+    Layer layer;
+    if (config.decoder_layer_type == DecoderLayerType::kSsru) {
+      layer.ssru = Ssru(backend, file, p + ".ssru", d);
+      layer.self_norm = LayerNorm(file, p + ".ssru_norm", d, eps);
+    } else {
+      layer.self_attn = MultiHeadAttention(backend, file, p + ".self_attn", d, config.heads);
+      layer.self_norm = LayerNorm(file, p + ".self_attn_norm", d, eps);
+    }
+    layer.cross_attn = MultiHeadAttention(backend, file, p + ".cross_attn", d, config.heads);
+    layer.cross_attn_norm = LayerNorm(file, p + ".cross_attn_norm", d, eps);
+    layer.ffn = FeedForward(backend, file, p + ".ffn", d, config.ffn_dim, config.activation);
+    layer.ffn_norm = LayerNorm(file, p + ".ffn_norm", d, eps);
+    layers_.push_back(std::move(layer));
+  }
+  if (config.norm == Norm::kPre) final_norm_ = LayerNorm(file, "decoder.final_norm", d, eps);
+}
+
+DecoderState Decoder::start(const EncoderOutput& memory, size_t max_steps) const {
+  const size_t d = size_t(config_.d_model);
+  DecoderState state;
+  state.rows = memory.batch;
+  state.capacity = max_steps;
+  state.source_lengths = memory.lengths;
+  state.memory_stride = memory.max_length;
+  for (size_t b = 0; b < memory.batch; ++b) state.row_sentence.push_back(int(b));
+  state.layers.resize(layers_.size());
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    DecoderState::Layer& cache = state.layers[l];
+    // Keys and values of the encoder memory, computed once per sentence and layer.
+    cache.memory.resize(memory.batch * memory.max_length * 2 * d);
+    layers_[l].cross_attn.key_value()(memory.states.data(), memory.batch * memory.max_length, cache.memory.data());
+    if (config_.decoder_layer_type == DecoderLayerType::kSsru)
+      cache.state.assign(state.rows * d, 0.f);
+    else
+      cache.cache.resize(state.rows * max_steps * 2 * d);
+  }
+  return state;
+}
+
+void Decoder::self_block(const Layer& layer, DecoderState::Layer& cache, DecoderState& state, const float* query_in,
+                         const float* kv_in, float* result) const {
+  const size_t d = size_t(config_.d_model), rows = state.rows, t = size_t(state.step);
+  if (config_.decoder_layer_type == DecoderLayerType::kSsru) {
+    layer.ssru.step(query_in, rows, cache.state.data(), result, hidden_);
+    return;
+  }
+  q_.resize(rows * d);
+  heads_.resize(rows * d);
+  std::vector<float>& kv = sub_;  // free at this point; holds this position's [k | v] rows
+  kv.resize(rows * 2 * d);
+  layer.self_attn.query()(query_in, rows, q_.data());
+  layer.self_attn.key_value()(kv_in, rows, kv.data());
+  const size_t row_stride = state.capacity * 2 * d;
+  for (size_t r = 0; r < rows; ++r) std::memcpy(&cache.cache[r * row_stride + t * 2 * d], &kv[r * 2 * d], 2 * d * 4);
+  backend_.parallel_for(rows, [&](size_t r) {
+    std::vector<float> scores(t + 1);
+    layer.self_attn.attend(&q_[r * d], &cache.cache[r * row_stride], t + 1, 2 * d, &heads_[r * d], scores.data());
+  });
+  layer.self_attn.output()(heads_.data(), rows, result);
+}
+
+void Decoder::cross_block(const Layer& layer, const DecoderState::Layer& cache, const DecoderState& state,
+                          const float* query_in, float* result, float* alignment) const {
+  const size_t d = size_t(config_.d_model), rows = state.rows;
+  q_.resize(rows * d);
+  heads_.resize(rows * d);
+  layer.cross_attn.query()(query_in, rows, q_.data());
+  backend_.parallel_for(rows, [&](size_t r) {
+    const size_t b = size_t(state.row_sentence[r]);
+    const size_t n = size_t(state.source_lengths[b]);
+    std::vector<float> scores(n);
+    float* weights = alignment ? alignment + r * state.memory_stride : nullptr;
+    layer.cross_attn.attend(&q_[r * d], &cache.memory[b * state.memory_stride * 2 * d], n, 2 * d, &heads_[r * d],
+                            scores.data(), weights);
+  });
+  layer.cross_attn.output()(heads_.data(), rows, result);
+}
+
+void Decoder::step(DecoderState& state, const std::vector<int>& tokens, std::vector<float>& logits,
+                   std::vector<float>* alignment) const {
+  const size_t d = size_t(config_.d_model), rows = state.rows;
+  const int t = state.step;
+  x_.resize(rows * d);
+  normed_.resize(rows * d);
+  const float scale = static_cast<float>(std::sqrt(double(d)));
+  const bool zero_start = t == 0 && config_.decoder_start == DecoderStart::kZero;
+  for (size_t r = 0; r < rows; ++r) {
+    const int id = t == 0 ? (zero_start ? -1 : config_.bos_id) : tokens[r];
+    embedding_.lookup(id, scale, &x_[r * d]);
+    positions_.add(t, &x_[r * d]);
+  }
+  if (alignment) alignment->assign(rows * state.memory_stride, 0.f);
+
+  std::vector<float> out(rows * d);
+  float* x = x_.data();
+  const bool pre = config_.norm == Norm::kPre;
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    const Layer& layer = layers_[l];
+    DecoderState::Layer& cache = state.layers[l];
+    float* align = (alignment && l + 1 == layers_.size()) ? alignment->data() : nullptr;
+    if (pre) {
+      layer.self_norm(x, rows, normed_.data());
+      self_block(layer, cache, state, normed_.data(), config_.prenorm_raw_self_kv ? x : normed_.data(), out.data());
+      ops::add_inplace(x, out.data(), rows * d);
+      layer.cross_attn_norm(x, rows, normed_.data());
+      cross_block(layer, cache, state, normed_.data(), out.data(), align);
+      ops::add_inplace(x, out.data(), rows * d);
+      layer.ffn_norm(x, rows, normed_.data());
+      layer.ffn(normed_.data(), rows, out.data(), hidden_);
+      ops::add_inplace(x, out.data(), rows * d);
+    } else {
+      self_block(layer, cache, state, x, x, out.data());
+      ops::add_inplace(x, out.data(), rows * d);
+      layer.self_norm(x, rows, x);
+      cross_block(layer, cache, state, x, out.data(), align);
+      ops::add_inplace(x, out.data(), rows * d);
+      layer.cross_attn_norm(x, rows, x);
+      layer.ffn(x, rows, out.data(), hidden_);
+      ops::add_inplace(x, out.data(), rows * d);
+      layer.ffn_norm(x, rows, x);
+    }
+  }
+  if (pre) final_norm_(x, rows, x);
+  logits.resize(rows * size_t(config_.vocab_size));
+  output_(x, rows, logits.data());
+  ++state.step;
+}
+
+void Decoder::select_rows(DecoderState& state, const std::vector<int>& parents) const {
+  const size_t d = size_t(config_.d_model), n = parents.size();
+  bool identity = n == state.rows;
+  for (size_t i = 0; identity && i < n; ++i) identity = parents[i] == int(i);
+  if (identity) return;
+  std::vector<int> sentences(n);
+  for (size_t i = 0; i < n; ++i) sentences[i] = state.row_sentence[size_t(parents[i])];
+  state.row_sentence = std::move(sentences);
+  const size_t used = size_t(state.step) * 2 * d, row_stride = state.capacity * 2 * d;
+  for (DecoderState::Layer& cache : state.layers) {
+    if (!cache.state.empty()) {
+      std::vector<float> next(n * d);
+      for (size_t i = 0; i < n; ++i) std::memcpy(&next[i * d], &cache.state[size_t(parents[i]) * d], d * 4);
+      cache.state = std::move(next);
+    }
+    if (!cache.cache.empty()) {
+      std::vector<float> next(n * row_stride);
+      for (size_t i = 0; i < n; ++i)
+        std::memcpy(&next[i * row_stride], &cache.cache[size_t(parents[i]) * row_stride], used * 4);
+      cache.cache = std::move(next);
+    }
+  }
+  state.rows = n;
+}
+
+}  // namespace tformer

@@ -1,0 +1,78 @@
+// The incremental decoder: one target position per call for all live hypotheses ("rows") of a
+// batch, with a per-layer key/value cache of past positions and the encoder memory projected to
+// keys/values once per sentence. Rows can be reordered or dropped between steps (beam search,
+// finished sentences leaving the batch).
+#pragma once
+
+#include <vector>
+
+#include "layers/attention.h"
+#include "layers/embedding.h"
+#include "layers/feed_forward.h"
+#include "layers/layer_norm.h"
+#include "layers/linear.h"
+#include "layers/positional_encoding.h"
+#include "layers/ssru.h"
+#include "model/config.h"
+#include "transformer/encoder.h"
+
+namespace tformer {
+
+struct DecoderState {
+  size_t rows = 0;      // live hypotheses
+  size_t capacity = 0;  // positions reserved per row in the self-attention cache
+  int step = 0;         // positions decoded so far
+  std::vector<int> row_sentence;  // row -> sentence of the encoder batch
+  std::vector<int> source_lengths;
+  size_t memory_stride = 0;  // rows of [k | v] per sentence in `memory`
+  struct Layer {
+    std::vector<float> memory;  // [sentences, max source length, 2 d]: cross-attention keys/values
+    std::vector<float> cache;   // [rows, capacity, 2 d]: self-attention keys/values (transformer layers)
+    std::vector<float> state;   // [rows, d]: recurrent state (SSRU layers)
+  };
+  std::vector<Layer> layers;
+};
+
+class Decoder {
+ public:
+  Decoder(Backend& backend, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
+          const PositionalEncoding& positions, const Linear& output);
+
+  // Starts decoding: one row per sentence, room for `max_steps` positions.
+  DecoderState start(const EncoderOutput& memory, size_t max_steps) const;
+  // Decodes position state.step for every row. tokens[r] is the previous target token of row r
+  // (ignored at step 0). Writes logits [rows, vocab]; when `alignment` is given, the last layer's
+  // head-averaged cross-attention weights [rows, max source length] (zero past each source).
+  void step(DecoderState& state, const std::vector<int>& tokens, std::vector<float>& logits,
+            std::vector<float>* alignment = nullptr) const;
+  // Keeps rows parents[0..n): new row i continues old row parents[i].
+  void select_rows(DecoderState& state, const std::vector<int>& parents) const;
+
+  int vocab_size() const { return config_.vocab_size; }
+
+ private:
+  struct Layer {
+    MultiHeadAttention self_attn;
+    Ssru ssru;
+    LayerNorm self_norm;
+    MultiHeadAttention cross_attn;
+    LayerNorm cross_attn_norm;
+    FeedForward ffn;
+    LayerNorm ffn_norm;
+  };
+  void self_block(const Layer& layer, DecoderState::Layer& cache, DecoderState& state, const float* query_in,
+                  const float* kv_in, float* result) const;
+  void cross_block(const Layer& layer, const DecoderState::Layer& cache, const DecoderState& state,
+                   const float* query_in, float* result, float* alignment) const;
+
+  Backend& backend_;
+  const ModelConfig& config_;
+  const Embedding& embedding_;
+  const PositionalEncoding& positions_;
+  const Linear& output_;
+  std::vector<Layer> layers_;
+  LayerNorm final_norm_;
+  mutable std::vector<float> x_, normed_, sub_, q_, heads_, hidden_;
+};
+
+}  // namespace tformer

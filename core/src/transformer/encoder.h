@@ -1,0 +1,49 @@
+// The encoder stack: embedding * sqrt(d) + positions, then self-attention and feed-forward
+// sublayers with residual connections and layer normalisation (post- or pre-norm).
+#pragma once
+
+#include <vector>
+
+#include "layers/attention.h"
+#include "layers/embedding.h"
+#include "layers/feed_forward.h"
+#include "layers/layer_norm.h"
+#include "layers/positional_encoding.h"
+#include "model/config.h"
+
+namespace tformer {
+
+// A padded batch of encoded sentences: row-major [batch, max_length, d_model].
+struct EncoderOutput {
+  size_t batch = 0, max_length = 0, d_model = 0;
+  std::vector<int> lengths;
+  std::vector<float> states;
+  const float* row(size_t b, size_t t) const { return &states[(b * max_length + t) * d_model]; }
+};
+
+class Encoder {
+ public:
+  Encoder(Backend& backend, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
+          const PositionalEncoding& positions);
+  // sources: token ids per sentence (BOS/EOS already added), each at most max_positions long.
+  EncoderOutput forward(const std::vector<std::vector<int>>& sources) const;
+
+ private:
+  struct Layer {
+    MultiHeadAttention self_attn;
+    LayerNorm self_attn_norm;
+    FeedForward ffn;
+    LayerNorm ffn_norm;
+  };
+  void self_attention(const Layer& layer, const float* query_in, const float* kv_in, EncoderOutput& out,
+                      float* result) const;
+
+  Backend& backend_;
+  const ModelConfig& config_;
+  const Embedding& embedding_;
+  const PositionalEncoding& positions_;
+  std::vector<Layer> layers_;
+  LayerNorm final_norm_;
+};
+
+}  // namespace tformer

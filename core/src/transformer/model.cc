@@ -1,0 +1,28 @@
+#include "transformer/model.h"
+
+namespace tformer {
+
+TransformerModel::TransformerModel(Backend& backend, const ModelFile& file) : config_(file.config()) {
+  const ModelConfig& c = config_;
+  const size_t V = size_t(c.vocab_size), d = size_t(c.d_model);
+  if (c.tied_embeddings == TiedEmbeddings::kAll) {
+    source_embedding_ = Embedding(file, "embedding.weight", V, d);
+  } else {
+    source_embedding_ = Embedding(file, "source_embedding.weight", V, d);
+    target_embedding_ = Embedding(file, "target_embedding.weight", V, d);
+  }
+  const Embedding& target = c.tied_embeddings == TiedEmbeddings::kAll ? source_embedding_ : target_embedding_;
+  const std::vector<float> bias = c.output_bias ? file.floats("output_bias", {int64_t(V)}) : std::vector<float>();
+  const float* b = c.output_bias ? bias.data() : nullptr;
+  if (c.tied_embeddings == TiedEmbeddings::kNone) {
+    const std::vector<float> w = file.floats("output.weight", {int64_t(V), int64_t(d)});
+    output_ = Linear(backend, w.data(), b, d, V);
+  } else {
+    output_ = Linear(backend, target.data(), b, d, V);  // logits = x E^T + b
+  }
+  positions_ = PositionalEncoding(c.positional_encoding, c.max_positions, c.d_model);
+  encoder_.emplace(backend, file, config_, source_embedding_, positions_);
+  decoder_.emplace(backend, file, config_, target, positions_, output_);
+}
+
+}  // namespace tformer

@@ -1,0 +1,37 @@
+// A whole encoder-decoder model built from a .tfm file on a backend: embeddings (shared or not),
+// positional encodings, the output projection (tied to the target embedding or not), the
+// encoder and the incremental decoder.
+#pragma once
+
+#include <optional>
+
+#include "kernels/backend.h"
+#include "layers/embedding.h"
+#include "layers/linear.h"
+#include "layers/positional_encoding.h"
+#include "model/model_file.h"
+#include "transformer/decoder.h"
+#include "transformer/encoder.h"
+
+namespace tformer {
+
+class TransformerModel {
+ public:
+  TransformerModel(Backend& backend, const ModelFile& file);
+  TransformerModel(const TransformerModel&) = delete;
+  TransformerModel& operator=(const TransformerModel&) = delete;
+
+  const ModelConfig& config() const { return config_; }
+  const Encoder& encoder() const { return *encoder_; }
+  const Decoder& decoder() const { return *decoder_; }
+
+ private:
+  ModelConfig config_;
+  Embedding source_embedding_, target_embedding_;
+  Linear output_;
+  PositionalEncoding positions_;
+  std::optional<Encoder> encoder_;
+  std::optional<Decoder> decoder_;
+};
+
+}  // namespace tformer

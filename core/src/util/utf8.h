@@ -1,0 +1,16 @@
+// UTF-8 validation: the engine refuses malformed input with the position of the first bad byte.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace tformer {
+
+// Returns the byte offset of the first byte that is not part of a well-formed UTF-8 sequence
+// (overlong forms, surrogates and code points above U+10FFFF count as malformed), or npos.
+size_t find_invalid_utf8(std::string_view text);
+
+// Throws tformer::Error naming `what` and the offset when `text` is not valid UTF-8.
+void require_valid_utf8(std::string_view text, const char* what);
+
+}  // namespace tformer
