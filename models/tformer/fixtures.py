@@ -1,0 +1,182 @@
+"""Tiny random models and golden data from the PyTorch reference, for the engine's parity tests.
+
+For each variant (conventions x normalisation x activation x decoder type) this writes
+`tests/fixtures/<variant>/model.tfm` and `golden.json` + `golden.bin`:
+- the source sentences, their token ids (as the encoder sees them, BOS/EOS added),
+- the encoder output, the greedy decode with per-step logits and cross-attention weights,
+- beam search (size 4, n-best 4) outputs with scores, and the translated text of both.
+The float arrays live in golden.bin (little-endian f32); golden.json gives offsets and shapes.
+Nothing here is computed by the code under test.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+import torch
+
+from . import tfm
+from .config import marian_convention, tutorial_convention
+from .decode import beam_search, greedy, max_target_length, source_ids
+from .export import build_tfm
+from .model import Transformer
+from .tokenizer import Tokenizer
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "deen")
+
+SENTENCES = [
+    "Ein Mann fährt Fahrrad.",
+    "Zwei Hunde spielen im Schnee.",
+    "Die Katze schläft.",
+    "Heute ist ein schöner Tag, und wir gehen gemeinsam in den großen Park am Fluss, um dort zu picknicken.",
+    "Warum?",
+    "Straßenbahn über die Brücke",
+]
+
+LOGIT_STEPS = 8
+
+SMALL = dict(d_model=32, heads=4, ffn_dim=64, encoder_layers=2, decoder_layers=2, max_positions=128)
+
+VARIANTS = {
+    # name: (convention, overrides, weights dtype in the file, EOS logit bias)
+    # The bias makes some hypotheses end before the length limit and others run into it.
+    "tutorial": ("tutorial", dict(tied_embeddings="target"), "f32", 12.0),
+    "marian": ("marian", dict(), "f16", 17.0),
+    "marian-prenorm-swish": ("marian", dict(norm="pre", prenorm_raw_self_kv=True, activation="swish"), "f16", 9.0),
+    "marian-ssru": ("marian", dict(decoder_layer_type="ssru"), "f16", 17.0),
+}
+
+SPM_IDS = {
+    "tutorial": dict(pad=0, unk=1, bos=2, eos=3),
+    "marian": dict(eos=0, unk=1, bos=-1, pad=-1),
+}
+
+
+def train_spm(convention: str, workdir: str) -> bytes:
+    """A small joint de/en SentencePiece model, trained with Debian's spm_train."""
+    text = os.path.join(workdir, "text.txt")
+    with open(text, "w", encoding="utf-8") as out:
+        for name in ("multi30k", "tatoeba"):
+            for lang in ("de", "en"):
+                with open(os.path.join(DATA, "train", f"{name}.{lang}"), encoding="utf-8") as f:
+                    for i, line in enumerate(f):
+                        if i >= 3000:
+                            break
+                        out.write(line)
+    prefix = os.path.join(workdir, convention)
+    ids = SPM_IDS[convention]
+    subprocess.run(["spm_train", f"--input={text}", f"--model_prefix={prefix}", "--vocab_size=256",
+                    "--model_type=unigram", "--character_coverage=1.0", "--num_threads=1",
+                    # identity normalisation keeps the model small (no NFKC table); the shipped
+                    # models' tests cover NFKC.
+                    "--normalization_rule_name=identity",
+                    "--shuffle_input_sentence=false"] + [f"--{k}_id={v}" for k, v in ids.items()],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(prefix + ".model", "rb") as f:
+        return f.read()
+
+
+def randomize(model: Transformer, seed: int, eos_bias: float):
+    """Random weights with enough spread that greedy and beam choices are well separated."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith("norm.weight"):
+                p.copy_(1.0 + 0.2 * torch.randn(p.shape, generator=g))
+            elif p.dim() == 1:
+                p.copy_(0.1 * torch.randn(p.shape, generator=g))
+            elif "embedding" in name or name == "output.weight":
+                p.copy_(torch.randn(p.shape, generator=g))
+            else:
+                p.copy_(torch.randn(p.shape, generator=g) / p.shape[1] ** 0.5)
+        # Make EOS likely enough that some hypotheses end before the length limit.
+        model.output_bias[model.cfg.eos_id] += eos_bias
+
+
+class Blob:
+    def __init__(self):
+        self.parts, self.size = [], 0
+
+    def add(self, array) -> dict:
+        a = np.ascontiguousarray(np.asarray(array, dtype="<f4"))
+        ref = {"offset": self.size, "shape": list(a.shape)}
+        self.parts.append(a.tobytes())
+        self.size += a.nbytes
+        return ref
+
+    def write(self, path):
+        with open(path, "wb") as f:
+            for p in self.parts:
+                f.write(p)
+
+
+def make_variant(name: str, out_dir: str, spm_bytes: dict, seed: int):
+    convention, overrides, weights, eos_bias = VARIANTS[name]
+    tok = Tokenizer(spm_bytes[convention])
+    make = tutorial_convention if convention == "tutorial" else marian_convention
+    cfg = make(vocab_size=len(tok), **SMALL, **overrides)
+    model = Transformer(cfg)
+    randomize(model, seed, eos_bias)
+
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, "model.tfm")
+    meta = {"name": f"fixture-{name}", "note": "random weights, for tests only"}
+    tfm.write(path, build_tfm(cfg, model.state_dict(), spm_bytes[convention], None, weights, meta))
+    # Golden data come from the model as stored (f16 weights widened back to f32).
+    from .export import load_tfm_model
+    model, _, _, _ = load_tfm_model(path)
+
+    blob = Blob()
+    golden = {"variant": name, "config": cfg.to_dict(), "weights": weights, "max_length_ratio": 2.0,
+              "beam_size": 4, "nbest": 4, "length_penalty": 1.0, "sentences": []}
+    for text in SENTENCES:
+        src = source_ids(cfg, tok.encode(text))
+        max_len = max_target_length(cfg, len(src), 2.0)
+        with torch.no_grad():
+            memory, _ = model.encode(torch.tensor([src]), torch.tensor([len(src)]))
+        g = greedy(model, [src], [max_len], keep_logits=True, keep_alignment=True)[0]
+        # The incremental decoder must agree with a full recomputation of the prefix.
+        tgt_in = model.decoder_input(torch.tensor([g.tokens]))
+        with torch.no_grad():
+            full, _ = model.decode(tgt_in, memory, torch.zeros(1, 1, 1, len(src), dtype=torch.bool))
+        assert torch.allclose(full[0], torch.stack(g.step_logits), atol=1e-4), "cache/recompute mismatch"
+        beams = beam_search(model, src, beam=4, max_length=max_len, alpha=1.0, nbest=4)
+        golden["sentences"].append({
+            "text": text,
+            "source_ids": src,
+            "max_length": max_len,
+            "encoder_output": blob.add(memory[0].numpy()),
+            "greedy": {
+                "tokens": g.tokens, "raw_score": g.raw_score, "score": g.score,
+                "text": tok.decode([t for t in g.tokens if t != cfg.eos_id]),
+                # The first steps only, to keep the fixtures small.
+                "logits": blob.add(torch.stack(g.step_logits[:LOGIT_STEPS]).numpy()),
+                "alignment": blob.add(torch.stack(g.alignment[:LOGIT_STEPS]).numpy()),
+            },
+            "beam": [{"tokens": h.tokens, "raw_score": h.raw_score, "score": h.score,
+                      "text": tok.decode([t for t in h.tokens if t != cfg.eos_id])} for h in beams],
+        })
+    blob.write(os.path.join(out_dir, "golden.bin"))
+    with open(os.path.join(out_dir, "golden.json"), "w", encoding="utf-8") as f:
+        json.dump(golden, f, indent=1, ensure_ascii=False)
+    # Plain-text inputs and expected outputs for the CLI end-to-end tests.
+    with open(os.path.join(out_dir, "input.txt"), "w", encoding="utf-8") as f:
+        f.write("".join(s["text"] + "\n" for s in golden["sentences"]))
+    with open(os.path.join(out_dir, "expected.greedy.txt"), "w", encoding="utf-8") as f:
+        f.write("".join(s["greedy"]["text"] + "\n" for s in golden["sentences"]))
+    with open(os.path.join(out_dir, "expected.beam4.txt"), "w", encoding="utf-8") as f:
+        f.write("".join(s["beam"][0]["text"] + "\n" for s in golden["sentences"]))
+    ended = sum(len(s["greedy"]["tokens"]) < s["max_length"] for s in golden["sentences"])
+    print(f"{name}: {os.path.getsize(path)} bytes model, {blob.size} bytes golden data, "
+          f"greedy ended by EOS before the limit in {ended}/{len(SENTENCES)}")
+
+
+def make_fixtures(out_root: str):
+    torch.manual_seed(0)
+    with tempfile.TemporaryDirectory() as work:
+        spm_bytes = {c: train_spm(c, work) for c in SPM_IDS}
+    for i, name in enumerate(VARIANTS):
+        make_variant(name, os.path.join(out_root, name), spm_bytes, seed=100 + i)
