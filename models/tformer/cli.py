@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import os
 import sys
+
+COMMAND_MODULES = ("evaluate", "marian", "onnx_export", "quantize")
 
 # OpenBLAS 0.3.21 (Debian 12) detects recent Xeons as "Prescott" and runs f32 matmuls about 6x
 # slower; naming the core type restores its AVX-512 kernels.
@@ -73,6 +77,12 @@ def main(argv):
     s.add_argument("-o", "--output", default=os.path.join(os.path.dirname(__file__), "..", "..",
                                                           "tests", "fixtures"))
     s.set_defaults(func=cmd_fixtures)
+
+    # Further commands live with the code they drive: each of these modules, where present,
+    # defines register(subparsers).
+    for module in COMMAND_MODULES:
+        if importlib.util.find_spec(f"{__package__}.{module}") is not None:
+            importlib.import_module(f".{module}", __package__).register(sub)
 
     args = p.parse_args(argv)
     return args.func(args) or 0
