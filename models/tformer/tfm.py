@@ -39,7 +39,7 @@ def quantize_rows_int8(w: np.ndarray):
 
 def write(path: str, model: TfmFile) -> int:
     """Writes the file; returns its size in bytes."""
-    entries, blobs, offset = [], [], 0
+    entries, blobs, offset, data_end = [], [], 0, 0
     for name, arr in model.tensors.items():
         arr = np.ascontiguousarray(arr)
         dtype = next((k for k, v in DTYPES.items() if arr.dtype == v), None)
@@ -51,7 +51,8 @@ def write(path: str, model: TfmFile) -> int:
             entry["scales"] = model.scales[name]
         entries.append(entry)
         blobs.append((offset, arr.astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()))
-        offset = _align(offset + arr.nbytes)
+        data_end = offset + arr.nbytes
+        offset = _align(data_end)
     header = {"format": "tformer", "version": VERSION, "config": model.config,
               "tokenizer": model.tokenizer, "tensors": entries, "metadata": model.metadata}
     hbytes = json.dumps(header, separators=(",", ":")).encode("utf-8")
@@ -63,7 +64,7 @@ def write(path: str, model: TfmFile) -> int:
         for off, raw in blobs:
             f.seek(data_start + off)
             f.write(raw)
-        end = data_start + offset
+        end = data_start + data_end  # the last tensor is not padded
         f.truncate(end)
     return end
 

@@ -1,0 +1,16 @@
+# `tformer info` prints the architecture and tensor table; `tformer bench` prints its figures.
+execute_process(COMMAND ${TFORMER} info ${MODEL} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "d_model 32, heads 4, ffn 64, encoder 2 layers, decoder 2 layers, vocab 256"
+   OR NOT out MATCHES "encoder.layers.0.self_attn.q.weight +f16 +32x32")
+  message(FATAL_ERROR "info output unexpected (exit ${rc}):\n${out}")
+endif()
+execute_process(COMMAND ${TFORMER} bench -m ${MODEL} -i ${INPUT} --json ${WORK}/bench.json OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "sentences/s" OR NOT out MATCHES "target tokens/s" OR NOT out MATCHES "latency")
+  message(FATAL_ERROR "bench output unexpected (exit ${rc}):\n${out}")
+endif()
+file(READ ${WORK}/bench.json json)
+string(JSON tps GET "${json}" tokens_per_s)
+if(NOT tps GREATER 0)
+  message(FATAL_ERROR "bench.json has no tokens_per_s: ${json}")
+endif()
+message(STATUS "${out}")

@@ -1,0 +1,10 @@
+# Runs COMMAND with INPUT on stdin; its stdout must equal the file EXPECTED and it must exit 0.
+execute_process(COMMAND ${COMMAND} INPUT_FILE ${INPUT} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "exit code ${rc}: ${err}")
+endif()
+file(READ ${EXPECTED} expected)
+if(NOT out STREQUAL expected)
+  message(FATAL_ERROR "output differs from ${EXPECTED}\n--- got ---\n${out}\n--- expected ---\n${expected}")
+endif()
+message(STATUS "output matches ${EXPECTED}")

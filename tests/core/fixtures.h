@@ -1,0 +1,65 @@
+// Access to the golden fixtures written by the PyTorch reference (models/tformer/fixtures.py).
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tformer::testing {
+
+inline const std::vector<std::string>& fixture_variants() {
+  static const std::vector<std::string> v = {"tutorial", "marian", "marian-prenorm-swish", "marian-ssru"};
+  return v;
+}
+
+inline std::string fixture_path(const std::string& variant, const std::string& file) {
+  return std::string(TFORMER_FIXTURES_DIR) + "/" + variant + "/" + file;
+}
+
+inline std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+inline std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+struct Golden {
+  nlohmann::json json;
+  std::vector<uint8_t> blob;
+
+  explicit Golden(const std::string& variant)
+      : json(nlohmann::json::parse(read_file(fixture_path(variant, "golden.json")))),
+        blob(read_file(fixture_path(variant, "golden.bin"))) {}
+
+  // A float array stored in golden.bin ({"offset", "shape"}), flattened.
+  std::vector<float> array(const nlohmann::json& ref) const {
+    size_t n = 1;
+    for (auto& d : ref["shape"]) n *= d.get<size_t>();
+    std::vector<float> out(n);
+    const size_t offset = ref["offset"].get<size_t>();
+    if (offset + 4 * n > blob.size()) throw std::runtime_error("golden.bin too short");
+    std::memcpy(out.data(), blob.data() + offset, 4 * n);
+    return out;
+  }
+};
+
+// Largest absolute difference; +inf when sizes differ.
+inline double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return 1e30;
+  double m = 0;
+  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(double(a[i]) - double(b[i])));
+  return m;
+}
+
+}  // namespace tformer::testing

@@ -1,0 +1,177 @@
+// Broken, truncated and hostile model files: each must give a clear tformer::Error (the message
+// is asserted) and never crash.
+#include <catch.hpp>
+
+#include <cstring>
+#include <random>
+
+#include "fixtures.h"
+#include "tformer/translator.h"
+
+using namespace tformer;
+using Catch::Matchers::Contains;
+using nlohmann::json;
+
+namespace {
+
+std::vector<uint8_t> fixture_bytes() { return testing::read_file(testing::fixture_path("marian", "model.tfm")); }
+
+uint64_t header_length(const std::vector<uint8_t>& f) {
+  uint64_t n;
+  std::memcpy(&n, &f[16], 8);
+  return n;
+}
+
+// Rewrites the JSON header of a .tfm file, keeping the tensor data as it is.
+std::vector<uint8_t> with_header(const std::vector<uint8_t>& f, const std::function<void(json&)>& edit) {
+  const uint64_t hlen = header_length(f);
+  json header = json::parse(f.begin() + 24, f.begin() + 24 + long(hlen));
+  edit(header);
+  const std::string h = header.dump();
+  const uint64_t old_start = (24 + hlen + 63) / 64 * 64, new_start = (24 + h.size() + 63) / 64 * 64;
+  std::vector<uint8_t> out(new_start, 0);
+  std::memcpy(out.data(), f.data(), 24);
+  const uint64_t n = h.size();
+  std::memcpy(&out[16], &n, 8);
+  std::memcpy(&out[24], h.data(), h.size());
+  out.insert(out.end(), f.begin() + long(old_start), f.end());
+  return out;
+}
+
+json& tensor_entry(json& header, const std::string& name) {
+  for (json& e : header["tensors"])
+    if (e["name"] == name) return e;
+  throw std::runtime_error("no tensor " + name);
+}
+
+void load(const std::vector<uint8_t>& bytes) { Translator t(bytes.data(), bytes.size()); }
+
+}  // namespace
+
+TEST_CASE("the fixture model itself loads", "[model-file]") {
+  const auto f = fixture_bytes();
+  Translator t(f.data(), f.size());
+  CHECK(t.info().d_model == 32);
+  CHECK(t.info().parameters > 10000);
+}
+
+TEST_CASE("truncated and empty files are refused with the place of the damage", "[model-file]") {
+  const auto f = fixture_bytes();
+  REQUIRE_THROWS_WITH(load({}), Contains("too small for a .tfm model"));
+  REQUIRE_THROWS_WITH(load({f.begin(), f.begin() + 20}), Contains("too small"));
+  REQUIRE_THROWS_WITH(load({f.begin(), f.begin() + 30}), Contains("truncated: the header needs"));
+  REQUIRE_THROWS_WITH(load({f.begin(), f.begin() + long(f.size() / 2)}), Contains("truncated at tensor"));
+  REQUIRE_THROWS_WITH(load({f.begin(), f.end() - 1}), Contains("truncated at tensor"));
+  // Every cut must fail cleanly.
+  for (size_t cut = 0; cut < f.size(); cut += 997) REQUIRE_THROWS_AS(load({f.begin(), f.begin() + long(cut)}), Error);
+}
+
+TEST_CASE("wrong magic, version and header length are refused", "[model-file]") {
+  auto f = fixture_bytes();
+  auto bad = f;
+  bad[0] = 'X';
+  REQUIRE_THROWS_WITH(load(bad), Contains("bad magic: this is not a .tfm model file"));
+  bad = f;
+  bad[8] = 7;
+  REQUIRE_THROWS_WITH(load(bad), Contains("unsupported format version 7 (this build reads version 1)"));
+  bad = f;
+  const uint64_t huge = uint64_t(1) << 40;
+  std::memcpy(&bad[16], &huge, 8);
+  REQUIRE_THROWS_WITH(load(bad), Contains("header length 1099511627776 bytes is implausible"));
+  bad = f;
+  const uint64_t too_long = f.size();
+  std::memcpy(&bad[16], &too_long, 8);
+  REQUIRE_THROWS_WITH(load(bad), Contains("truncated: the header needs"));
+  bad = f;
+  bad[24] = '[';
+  REQUIRE_THROWS_WITH(load(bad), Contains("header is not valid JSON"));
+}
+
+TEST_CASE("tensor directory errors name the tensor", "[model-file]") {
+  const auto f = fixture_bytes();
+  const std::string w1 = "encoder.layers.0.ffn.w1.weight";
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["offset"] = 64ull << 30; })),
+                      Contains("truncated at tensor " + w1));
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["offset"] = 65; })),
+                      Contains("tensor " + w1 + ": offset 65 is not 64-byte aligned"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["shape"] = {32, 64}; })),
+                      Contains("tensor " + w1 + " has shape [32, 64] but the config needs [64, 32]"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["nbytes"] = 12; })),
+                      Contains("nbytes 12 does not match shape [64, 32] of f16"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["dtype"] = "q4"; })),
+                      Contains("tensor " + w1 + ": unknown dtype \"q4\""));
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["shape"] = {0, 64}; })),
+                      Contains("has a dimension that is not in [1, 2^31]"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["shape"] = "big"; })),
+                      Contains("'shape' must be an array"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["offset"] = -64; })),
+                      Contains("'offset' must be a non-negative integer"));
+  REQUIRE_THROWS_WITH(load(with_header(f,
+                                       [&](json& h) {
+                                         auto& list = h["tensors"];
+                                         for (size_t i = 0; i < list.size(); ++i)
+                                           if (list[i]["name"] == w1) list.erase(i);
+                                       })),
+                      Contains("missing tensor " + w1));
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { h["tensors"].push_back(h["tensors"][0]); })),
+                      Contains("is listed twice"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { h["tensors"] = 5; })), Contains("'tensors' must be an array"));
+}
+
+TEST_CASE("absurd or unknown config values are refused", "[model-file]") {
+  const auto f = fixture_bytes();
+  REQUIRE_THROWS_WITH(load(with_header(f, [](json& h) { h["config"]["heads"] = 5; })),
+                      Contains("d_model 32 is not a multiple of heads 5"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [](json& h) { h["config"]["vocab_size"] = -3; })),
+                      Contains("'vocab_size' = -3 is outside"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [](json& h) { h["config"]["d_model"] = 1ll << 40; })),
+                      Contains("'d_model' = 1099511627776 is outside"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [](json& h) { h["config"]["norm"] = "sandwich"; })),
+                      Contains("'norm' must be one of: post, pre"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [](json& h) { h["config"]["flash"] = true; })),
+                      Contains("unknown key 'flash'"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [](json& h) { h["config"].erase("d_model"); })),
+                      Contains("missing key 'd_model'"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [](json& h) { h["config"]["encoder_layers"] = "two"; })),
+                      Contains("'encoder_layers' must be an integer"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [](json& h) { h["config"]["vocab_size"] = 300; })),
+                      Contains("the SentencePiece model has 256 pieces but the config says vocab_size 300"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [](json& h) { h["format"] = "onnx"; })), Contains("'format' is not"));
+}
+
+TEST_CASE("tokenizer problems are refused", "[model-file]") {
+  const auto f = fixture_bytes();
+  REQUIRE_THROWS_WITH(load(with_header(f, [](json& h) { h["tokenizer"]["type"] = "bpe"; })),
+                      Contains("tokenizer type 'bpe' is not supported"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [](json& h) { h["tokenizer"]["source"] = "nope"; })),
+                      Contains("tokenizer tensor 'nope' is missing"));
+  // A corrupted SentencePiece model inside an otherwise valid file.
+  auto bad = f;
+  const json header = json::parse(f.begin() + 24, f.begin() + 24 + long(header_length(f)));
+  const uint64_t data_start = (24 + header_length(f) + 63) / 64 * 64;
+  for (const auto& e : header["tensors"])
+    if (e["name"] == "tokenizer.source")
+      for (uint64_t i = 0; i < 64; ++i) bad[data_start + e["offset"].get<uint64_t>() + i] = 0xFF;
+  REQUIRE_THROWS_WITH(load(bad), Contains("embedded SentencePiece model"));
+}
+
+TEST_CASE("random corruption of the header never crashes", "[model-file]") {
+  const auto f = fixture_bytes();
+  std::mt19937 rng(99);
+  const size_t header_end = 24 + header_length(f);
+  int refused = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    auto bad = f;
+    for (int k = 0; k < 3; ++k) bad[rng() % header_end] = uint8_t(rng());
+    try {
+      load(bad);
+    } catch (const Error&) {
+      ++refused;
+    }
+  }
+  CHECK(refused > 200);  // most corruptions are caught; the rest still load a consistent model
+}
+
+TEST_CASE("a missing model path is reported", "[model-file]") {
+  REQUIRE_THROWS_WITH(Translator("/nonexistent/model.tfm"), Contains("cannot open model file '/nonexistent/model.tfm'"));
+}
