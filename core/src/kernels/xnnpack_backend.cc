@@ -1,5 +1,8 @@
 // Backend on XNNPACK's fully-connected operators (create once at load -> reshape -> setup -> run
 // per call), with one pthreadpool shared by the matrix products and the engine's own loops.
+#if defined(__EMSCRIPTEN_PTHREADS__)
+#include <emscripten.h>
+#endif
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
@@ -32,11 +35,29 @@ class XnnpackLinear : public PackedLinear {
   xnn_operator_t op_;
 };
 
+#if defined(__EMSCRIPTEN_PTHREADS__)
+// Workers left in Emscripten's pool; -1 where unknown (called from a thread other than the main one).
+EM_JS(int, tformer_free_workers, (), {
+  return typeof PThread !== 'undefined' && PThread.unusedWorkers ? PThread.unusedWorkers.length : -1;
+});
+#endif
+
 class XnnpackBackend : public Backend {
  public:
   explicit XnnpackBackend(int threads) : threads_(threads < 1 ? 1 : threads) {
     initialize_xnnpack();
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+    threads_ = 1;  // the single-threaded wasm build: a request for more threads runs on one
+#endif
     if (threads_ > 1) {
+#if defined(__EMSCRIPTEN_PTHREADS__)
+      // pthreadpool does not check pthread_create's EAGAIN and would wait forever for a thread
+      // that never starts, so the pool of preloaded Workers is checked first.
+      const int free_workers = tformer_free_workers();
+      if (free_workers >= 0 && free_workers < threads_ - 1)
+        throw Error("cannot start " + std::to_string(threads_) + " threads: the module's pool of workers is used up (" +
+                    std::to_string(free_workers) + " free); delete unused translators");
+#endif
       pool_ = pthreadpool_create(static_cast<size_t>(threads_));
       if (!pool_) throw Error("cannot create a thread pool of " + std::to_string(threads_) + " threads");
       threads_ = static_cast<int>(pthreadpool_get_threads_count(pool_));

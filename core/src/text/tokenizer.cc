@@ -4,10 +4,15 @@
 
 #include "tformer/error.h"
 
+namespace sentencepiece::logging {
+void SetMinLogLevel(int level);  // in the library, not in its public header
+}
+
 namespace tformer {
 
 Tokenizer::Tokenizer(const std::string& serialized_model)
     : sp_(std::make_unique<sentencepiece::SentencePieceProcessor>()) {
+  sentencepiece::logging::SetMinLogLevel(1);  // no INFO lines on stderr of a library user
   const auto status = sp_->LoadFromSerializedProto(serialized_model);
   if (!status.ok()) throw Error("invalid model file: embedded SentencePiece model: " + status.ToString());
 }

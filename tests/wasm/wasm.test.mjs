@@ -1,0 +1,146 @@
+// Both wasm variants under node: golden parity with the PyTorch reference and the native build,
+// and bad input through the Embind API (a thrown Error with a clear message, module still usable).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadVariant, fixture, options, repoRoot } from './load_module.mjs';
+
+const VARIANTS = ['tutorial', 'marian', 'marian-prenorm-swish', 'marian-ssru'];
+const nativeCli = process.env.TFORMER_NATIVE_CLI || path.join(repoRoot, 'build', 'tformer');
+const modules = {};
+const translators = [];
+
+async function translator(variant, fixtureName, threads) {
+  modules[variant] ??= await loadVariant(variant);
+  const t = new modules[variant].Translator(new Uint8Array(readFileSync(fixture(fixtureName, 'model.tfm'))), threads);
+  translators.push(t);
+  return t;
+}
+
+after(() => {
+  for (const t of translators) if (!t.isDeleted()) t.delete();
+  for (const m of Object.values(modules)) m.PThread?.terminateAllThreads();  // let node exit
+});
+
+function golden(name) {
+  return JSON.parse(readFileSync(fixture(name, 'golden.json'), 'utf8'));
+}
+
+// The native CLI's n-best list: "i ||| text ||| score" lines.
+function nativeNbest(name, texts) {
+  const out = execFileSync(nativeCli, ['translate', '-m', fixture(name, 'model.tfm'), '--beam', '4', '--nbest', '4'],
+                           { input: texts.join('\n') + '\n', encoding: 'utf8' });
+  const lists = texts.map(() => []);
+  for (const line of out.trimEnd().split('\n')) {
+    const [i, text, score] = line.split(' ||| ');
+    lists[Number(i)].push({ text, score: Number(score) });
+  }
+  return lists;
+}
+
+for (const [variant, threads] of [['st', 1], ['mt', 1], ['mt', 2]]) {
+  for (const name of VARIANTS) {
+    test(`${variant} (${threads} thread${threads > 1 ? 's' : ''}) matches the reference on fixture ${name}`, async () => {
+      const t = await translator(variant, name, threads);
+      const g = golden(name);
+      const texts = g.sentences.map(s => s.text);
+      const greedy = t.translate(texts, options({ returnAlignment: true }));
+      const beam = t.translate(texts, options({ beam: 4, nbest: 4 }));
+      g.sentences.forEach((s, i) => {
+        const sent = greedy[i].sentences[0];
+        assert.deepEqual(Array.from(sent.tokens), s.greedy.tokens, `greedy tokens, sentence ${i}`);
+        assert.ok(Math.abs(sent.score - s.greedy.score) < 1e-4, `greedy score ${sent.score} vs ${s.greedy.score}`);
+        assert.equal(greedy[i].text, s.greedy.text);
+        assert.deepEqual(Array.from(sent.sourceTokens), s.source_ids);
+        const S = sent.sourceTokens.length;
+        assert.equal(sent.alignment.length, sent.tokens.length * S);
+        for (let r = 0; r < sent.tokens.length; r++) {
+          const row = sent.alignment.subarray(r * S, (r + 1) * S).reduce((a, b) => a + b, 0);
+          assert.ok(Math.abs(row - 1) < 1e-4, `alignment row ${r} sums to ${row}`);
+        }
+        const nbest = beam[i].sentences[0].nbest;
+        assert.equal(nbest.length, s.beam.length);
+        nbest.forEach((h, k) => {
+          assert.deepEqual(Array.from(h.tokens), s.beam[k].tokens, `beam tokens, sentence ${i}, hypothesis ${k}`);
+          assert.ok(Math.abs(h.score - s.beam[k].score) < 1e-4, `beam score ${h.score} vs ${s.beam[k].score}`);
+        });
+      });
+      t.delete();  // frees its pool threads for the next tests
+      if (existsSync(nativeCli)) {
+        const native = nativeNbest(name, texts);
+        beam.forEach((r, i) => r.sentences[0].nbest.forEach((h, k) => {
+          assert.equal(h.text, native[i][k].text, `native text, sentence ${i}, hypothesis ${k}`);
+          // the CLI prints 6 significant digits
+          assert.ok(Math.abs(h.score - native[i][k].score) < 1e-5 * Math.max(1, Math.abs(h.score)), 'native score');
+        }));
+      }
+    });
+  }
+}
+
+test('info() describes the model and the thread count', async () => {
+  const t = await translator('mt', 'marian', 2);
+  const info = t.info();
+  assert.equal(info.threads, 2);
+  assert.equal(info.backend, 'xnnpack');
+  assert.equal(info.config.d_model, 32);
+  assert.equal(info.config.positional_encoding, 'marian');
+  assert.ok(info.tensors.some(x => x.name === 'embedding.weight' && x.dtype === 'f16'));
+  const st = await translator('st', 'marian', 4);
+  assert.equal(st.info().threads, 1, 'the single-threaded build runs on one thread whatever is asked');
+  t.delete();
+  st.delete();
+});
+
+test('mt: using up the pool of workers is an error, not a hang', async () => {
+  const M = modules.mt ??= await loadVariant('mt');
+  const bytes = new Uint8Array(readFileSync(fixture('marian', 'model.tfm')));
+  // 8 workers in node: a translator with 9 threads needs 8 of them, a second one cannot start.
+  const big = new M.Translator(bytes, 9);
+  assert.throws(() => new M.Translator(bytes, 2), /pool of workers is used up/);
+  big.delete();
+  const again = new M.Translator(bytes, 2);  // the workers are free again
+  assert.equal(again.info().threads, 2);
+  again.delete();
+});
+
+for (const variant of ['st', 'mt']) {
+  test(`${variant}: bad input gives clear Errors and the module stays usable`, async () => {
+    const M = modules[variant] ??= await loadVariant(variant);
+    const bytes = new Uint8Array(readFileSync(fixture('marian', 'model.tfm')));
+    const t = await translator(variant, 'marian', 1);
+    const expected = golden('marian').sentences[2].greedy.text;
+    const stillWorks = () => assert.equal(t.translate(['Die Katze schläft.'], options())[0].text, expected);
+
+    assert.deepEqual(t.translate([''], options()).map(r => [r.text, r.sentences.length]), [['', 0]]);
+    assert.equal(t.translate('', options())[0].text, '');
+
+    assert.throws(() => t.translate(['ok', 'a\uD800b'], options()),
+                  { message: 'input text 2 is not valid Unicode: lone UTF-16 surrogate at index 1' });
+    assert.throws(() => t.translate(['\uDFFF'], options()), /lone UTF-16 surrogate at index 0/);
+    stillWorks();
+    assert.throws(() => t.translate([42], options()), { message: 'translate(): item 0 is not a string' });
+    assert.throws(() => t.translate({}, options()), /takes a string or an array of strings/);
+    assert.throws(() => t.translate(['x'], options({ beam: 0 })), /beam size must be between 1 and 64 \(got 0\)/);
+    assert.throws(() => t.translate(['x'], { beam: 1 }), /Missing field/);
+    stillWorks();
+
+    assert.throws(() => new M.Translator(bytes.subarray(0, bytes.length / 2), 1), /truncated at tensor/);
+    assert.throws(() => new M.Translator(bytes.subarray(0, 5000), 1), /truncated: the header needs/);
+    assert.throws(() => new M.Translator(bytes.subarray(0, 10), 1), /too small for a \.tfm model/);
+    assert.throws(() => new M.Translator(bytes.buffer, 1), /must be given as a Uint8Array/);
+    const noise = new Uint8Array(4096).map((_, i) => (i * 7919) & 255);
+    assert.throws(() => new M.Translator(noise, 1), /bad magic: this is not a \.tfm model file/);
+    assert.throws(() => new M.Translator(new Uint8Array(0), 1), /too small/);
+    assert.throws(() => new M.Translator(bytes, 0), /threads must be between 1 and 256/);
+    stillWorks();
+
+    // A huge input: 200 KB in one line, translated in pieces.
+    const huge = 'Hund Katze spielen im Schnee '.repeat(7000);
+    const r = t.translate([huge], options())[0];
+    assert.ok(r.sentences.length > 10);
+    stillWorks();
+  });
+}

@@ -1,0 +1,217 @@
+// Embind bindings of the engine: the low-level API of the wasm modules (the npm package in web/
+// wraps it). Names follow JS conventions; errors become JS Errors with the engine's messages.
+//
+//   const t = new Module.Translator(uint8ArrayOfTfmFile, threads);
+//   const results = t.translate(["Hallo Welt."], {beam: 1, maxLength: 0, nbest: 1,
+//                               returnScores: true, returnAlignment: false, splitSentences: true});
+//   t.info(); t.delete();
+#include <emscripten.h>
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tformer/translator.h"
+
+using emscripten::val;
+
+namespace {
+
+// Options as JS passes them. Embind requires every field of a value_object: the npm package
+// fills in defaults (see web/src/options.js), and defaultOptions() returns a complete object.
+struct JsOptions {
+  int beam = 1;
+  int maxLength = 0;
+  int nbest = 1;
+  bool returnScores = true;
+  bool returnAlignment = false;
+  bool splitSentences = true;
+};
+
+tformer::TranslateOptions to_engine(const JsOptions& o) {
+  tformer::TranslateOptions t;
+  t.beam_size = o.beam;
+  t.max_length = o.maxLength;
+  t.nbest = o.nbest;
+  t.return_alignment = o.returnAlignment;
+  t.split_sentences = o.splitSentences;
+  return t;
+}
+
+// Throwing a JS exception unwinds the wasm stack without running C++ destructors, so the
+// message is kept in static storage and thrown only once no C++ object is alive in the frame.
+EM_JS(void, throw_js_error, (const char* message), { throw new Error(UTF8ToString(message)); });
+
+thread_local std::string last_error;
+
+template <typename F>
+auto guarded(F&& f) -> std::optional<decltype(f())> {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    last_error = e.what();
+  } catch (...) {
+    last_error = "unknown engine error";
+  }
+  return std::nullopt;
+}
+
+// Embind converts JS strings to UTF-8 by pairing a lone UTF-16 surrogate with whatever follows,
+// which would turn broken text into wrong characters silently. Refuse it, as native refuses
+// malformed UTF-8.
+void check_surrogates(const val& text, size_t index) {
+  static const val lone = val::global("RegExp").new_(
+      val(std::string("[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]")));
+  const int at = text.call<int>("search", lone);
+  if (at >= 0)
+    throw tformer::Error("input text " + std::to_string(index + 1) + " is not valid Unicode: lone UTF-16 surrogate at index " +
+                         std::to_string(at));
+}
+
+template <typename T>
+val int_array(const std::vector<T>& v) {
+  // A JS copy: typed_memory_view would alias wasm memory that is freed after the call.
+  return val::global("Int32Array").new_(val(emscripten::typed_memory_view(v.size(), v.data())));
+}
+
+val float_array(const std::vector<float>& v) {
+  return val::global("Float32Array").new_(val(emscripten::typed_memory_view(v.size(), v.data())));
+}
+
+val string_array(const std::vector<std::string>& v) {
+  val a = val::array();
+  for (const auto& s : v) a.call<void>("push", s);
+  return a;
+}
+
+val to_js(const tformer::Translation& t, const JsOptions& o) {
+  val result = val::object();
+  result.set("text", t.text);
+  val sentences = val::array();
+  for (const auto& s : t.sentences) {
+    const tformer::Hypothesis& best = s.hypotheses.at(0);
+    val js = val::object();
+    js.set("source", s.source);
+    js.set("text", best.text);
+    js.set("sourceTokens", int_array(s.source_tokens));
+    js.set("sourcePieces", string_array(s.source_pieces));
+    js.set("tokens", int_array(best.tokens));
+    js.set("targetPieces", string_array(s.target_pieces));
+    if (o.returnScores) js.set("score", best.score);
+    if (o.returnAlignment) js.set("alignment", float_array(s.alignment));
+    if (o.nbest > 1) {
+      val nbest = val::array();
+      for (const auto& h : s.hypotheses) {
+        val hj = val::object();
+        hj.set("text", h.text);
+        hj.set("tokens", int_array(h.tokens));
+        if (o.returnScores) hj.set("score", h.score);
+        nbest.call<void>("push", hj);
+      }
+      js.set("nbest", nbest);
+    }
+    sentences.call<void>("push", js);
+  }
+  result.set("sentences", sentences);
+  return result;
+}
+
+class JsTranslator {
+ public:
+  // `bytes`: a Uint8Array (or anything with length and set()) holding a .tfm file. It is copied
+  // once, straight into wasm memory, and that buffer is what the engine loads from.
+  static JsTranslator* create(const val& bytes, int threads) {
+    std::optional<JsTranslator*> made = guarded([&] {
+      if (!bytes.instanceof(val::global("Uint8Array")))
+        throw tformer::Error("the model must be given as a Uint8Array holding a .tfm file");
+      std::vector<uint8_t> buffer(bytes["length"].as<size_t>());
+      val(emscripten::typed_memory_view(buffer.size(), buffer.data())).call<void>("set", bytes);
+      tformer::TranslatorConfig config;
+      config.threads = threads;
+      return new JsTranslator(std::move(buffer), config);
+    });
+    if (!made) throw_js_error(last_error.c_str());
+    return *made;
+  }
+
+  val translate(const val& texts, const JsOptions& options) {
+    if (std::optional<val> out = guarded([&] { return translate_unguarded(texts, options); })) return *out;
+    throw_js_error(last_error.c_str());
+    return val::undefined();
+  }
+
+  val info() const {
+    const tformer::ModelInfo& i = translator_.info();
+    val js = val::object();
+    val json = val::global("JSON");
+    js.set("config", json.call<val>("parse", i.config_json));
+    js.set("metadata", json.call<val>("parse", i.metadata_json));
+    js.set("fileBytes", double(i.file_bytes));
+    js.set("parameters", double(i.parameters));
+    js.set("backend", translator_.backend_name());
+    js.set("threads", translator_.threads());
+    val tensors = val::array();
+    for (const auto& t : i.tensors) {
+      val tj = val::object();
+      tj.set("name", t.name);
+      tj.set("dtype", t.dtype);
+      val shape = val::array();
+      for (int64_t d : t.shape) shape.call<void>("push", double(d));
+      tj.set("shape", shape);
+      tj.set("bytes", double(t.bytes));
+      tensors.call<void>("push", tj);
+    }
+    js.set("tensors", tensors);
+    return js;
+  }
+
+ private:
+  JsTranslator(std::vector<uint8_t> bytes, const tformer::TranslatorConfig& config)
+      : translator_(std::move(bytes), config) {}
+
+  val translate_unguarded(const val& texts, const JsOptions& options) {
+    std::vector<std::string> inputs;
+    const bool single = texts.typeOf().as<std::string>() == "string";
+    if (single) {
+      inputs.push_back(texts.as<std::string>());
+    } else {
+      if (!val::global("Array").call<bool>("isArray", texts))
+        throw tformer::Error("translate() takes a string or an array of strings");
+      const size_t n = texts["length"].as<size_t>();
+      for (size_t i = 0; i < n; ++i) {
+        const val item = texts[i];
+        if (item.typeOf().as<std::string>() != "string")
+          throw tformer::Error("translate(): item " + std::to_string(i) + " is not a string");
+        inputs.push_back(item.as<std::string>());
+      }
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) check_surrogates(single ? texts : val(texts[i]), i);
+    const auto results = translator_.translate(inputs, to_engine(options));
+    val out = val::array();
+    for (const auto& r : results) out.call<void>("push", to_js(r, options));
+    return out;
+  }
+
+  tformer::Translator translator_;
+};
+
+JsOptions default_options() { return JsOptions{}; }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(tformer) {
+  emscripten::value_object<JsOptions>("TranslateOptions")
+      .field("beam", &JsOptions::beam)
+      .field("maxLength", &JsOptions::maxLength)
+      .field("nbest", &JsOptions::nbest)
+      .field("returnScores", &JsOptions::returnScores)
+      .field("returnAlignment", &JsOptions::returnAlignment)
+      .field("splitSentences", &JsOptions::splitSentences);
+  emscripten::function("defaultOptions", &default_options);
+  emscripten::class_<JsTranslator>("Translator")
+      .constructor(&JsTranslator::create, emscripten::allow_raw_pointers())
+      .function("translate", &JsTranslator::translate)
+      .function("info", &JsTranslator::info);
+}
