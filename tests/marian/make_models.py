@@ -15,7 +15,8 @@ Variants: every combination of decoder (self-attention, SSRU) x norm (post, pre)
 (relu, swish) at d=64 (the fixtures' 256-piece SentencePiece model), plus untied embeddings with
 separate source/target vocabularies of different sizes and target-tied embeddings; at d=256 with
 the 32k SentencePiece model of the Firefox Translations de-en models, four variants that cover
-every pair of those choices. The weights are random (there is no trained model here), scaled so
+every pair of those choices; and the three Marian-convention fixtures of tests/fixtures (d=32,
+float32 only: intgemm8 needs sizes that are multiples of 64). The weights are random (there is no trained model here), scaled so
 that greedy choices are well separated; an EOS bias makes some outputs end before the limit.
 
 Usage: tests/marian/make_models.py OUT [--quick] [--sentences N]
@@ -26,6 +27,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -194,36 +196,56 @@ def make(out_root, name, spm_src, spm_tgt, shape, dec, norm, act, tie, seed, sen
     path = os.path.join(folder, "model.tfm")
     meta = {"name": name, "note": "random weights, for the Marian/Bergamot parity harness only"}
     tfm.write(path, build_tfm(cfg, model.state_dict(), spm_src, spm_tgt, "f32", meta))
-    model, tok_src, tok_tgt, _ = load_tfm_model(path)
     with open(calib_file, encoding="utf-8") as f:
         calib = [l.strip() for l in f if l.strip()][500:600]
-    calib_path = os.path.join(folder, "calibration.txt")
-    with open(calib_path, "w", encoding="utf-8") as f:
-        f.write("\n".join(calib) + "\n")
-    export_marian(path, os.path.join(folder, "marian"), formats=("bin",), int8=int8, calibrate=calib_path,
-                  calibrate_lines=100)
+    return finish(folder, name, sentences, calib, int8, {"eos_bias": bias}, t0)
 
-    plan = {"name": name, "d_model": cfg.d_model, "decoder": dec, "norm": norm, "activation": act,
-            "tied_embeddings": tie, "vocab_sizes": [len(tok_src), len(tok_tgt)], "eos_bias": bias,
-            "marian_dir": "marian", "model": "model.tfm",
-            "vocabs": ["vocab.spm"] if spm_tgt is None else ["srcvocab.spm", "trgvocab.spm"],
+
+def finish(folder, name, sentences, calib, int8, extra, t0):
+    """Exports the folder's model.tfm to Marian and writes plan.json with the reference outputs."""
+    path = os.path.join(folder, "model.tfm")
+    model, tok_src, tok_tgt, f = load_tfm_model(path)
+    cfg = model.cfg
+    # Marian has no position limit; the engine caps target length at max_positions. Keep the
+    # sentences both decode without that cap.
+    sentences = [s for s in sentences if rule_marian(len(source_ids(cfg, tok_src.encode(s)))) <= cfg.max_positions]
+    calib_path = os.path.join(folder, "calibration.txt")
+    with open(calib_path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(calib) + "\n")
+    export_marian(path, os.path.join(folder, "marian"), formats=("bin",), int8=int8, calibrate=calib_path,
+                  calibrate_lines=len(calib))
+    joint = f.tokenizer["source"] == f.tokenizer["target"]
+    plan = {"name": name, "d_model": cfg.d_model, "decoder": cfg.decoder_layer_type, "norm": cfg.norm,
+            "activation": cfg.activation, "tied_embeddings": cfg.tied_embeddings,
+            "vocab_sizes": [len(tok_src), len(tok_tgt)], **extra, "marian_dir": "marian", "model": "model.tfm",
+            "vocabs": ["vocab.spm"] if joint else ["srcvocab.spm", "trgvocab.spm"],
             "int8_model": "model.intgemm.alphas.bin" if int8 else None, "sentences": []}
     srcs, ours = greedy_texts(model, tok_src, tok_tgt, sentences, rule_ours)
     _, marian = greedy_texts(model, tok_src, tok_tgt, sentences, rule_marian)
     _, matched = greedy_texts(model, tok_src, tok_tgt, sentences, rule_matched)
     for text, src, o, m, x in zip(sentences, srcs, ours, marian, matched):
         W = len(src)
-        plan["sentences"].append({
-            "text": text, "W": W, "matched_max_length": rule_matched(W),
-            "ours": o, "marian": m, "matched": x,
-        })
-    with open(os.path.join(folder, "plan.json"), "w", encoding="utf-8") as f:
-        json.dump(plan, f, ensure_ascii=False, indent=1)
+        plan["sentences"].append({"text": text, "W": W, "matched_max_length": rule_matched(W),
+                                  "ours": o, "marian": m, "matched": x})
+    with open(os.path.join(folder, "plan.json"), "w", encoding="utf-8") as fh:
+        json.dump(plan, fh, ensure_ascii=False, indent=1)
     size = os.path.getsize(os.path.join(folder, "marian", "model.bin"))
     hits = sum(s["ours"]["hit_limit"] for s in plan["sentences"])
-    print(f"{name}: V={V} eos_bias={bias:+.1f}, {len(sentences)} sentences ({hits} reach the length limit), "
-          f"model.bin {size / 1e6:.1f} MB, {time.time() - t0:.1f} s", flush=True)
+    print(f"{name}: d={cfg.d_model} V={cfg.vocab_size}, {len(sentences)} sentences ({hits} reach the length "
+          f"limit), model.bin {size / 1e6:.1f} MB, {time.time() - t0:.1f} s", flush=True)
     return plan
+
+
+def from_fixture(out_root, variant, sentences):
+    """A Marian-convention fixture of tests/fixtures (d=32: too small for intgemm8, float32 only)."""
+    t0 = time.time()
+    name = f"fixture-{variant}"
+    folder = os.path.join(out_root, name)
+    os.makedirs(folder, exist_ok=True)
+    shutil.copy(os.path.join(ROOT, "tests", "fixtures", variant, "model.tfm"), os.path.join(folder, "model.tfm"))
+    with open(os.path.join(ROOT, "tests", "fixtures", variant, "input.txt"), encoding="utf-8") as fh:
+        own = [l.strip() for l in fh if l.strip()]
+    return finish(folder, name, own + sentences, [], False, {"fixture": variant}, t0)
 
 
 def main(argv):
@@ -256,13 +278,24 @@ def main(argv):
             jobs.append((variant_name(256, dec, norm, act), spm256, None, D256, dec, norm, act, "all", 2000 + i, flores))
     only = set(args.only.split(",")) if args.only else None
     names = []
+    with open(m30k, encoding="utf-8") as fh:
+        short = [l.strip() for l in fh if l.strip()][:args.sentences // 2]
+    for variant in ("marian", "marian-prenorm-swish", "marian-ssru"):
+        if only and f"fixture-{variant}" not in only:
+            continue
+        from_fixture(args.out, variant, short + EXTRA_SENTENCES)
+        names.append(f"fixture-{variant}")
     for (name, s, t, shape, dec, norm, act, tie, seed, sents) in jobs:
         if only and name not in only:
             continue
         make(args.out, name, s, t, shape, dec, norm, act, tie, seed, sents, args.sentences, sents,
              int8=not args.no_int8)
         names.append(name)
-    with open(os.path.join(args.out, "index.json"), "w", encoding="utf-8") as f:
+    index = os.path.join(args.out, "index.json")
+    if only and os.path.exists(index):  # a partial run adds to the folder's models
+        with open(index, encoding="utf-8") as f:
+            names = [n for n in json.load(f)["models"] if n not in names] + names
+    with open(index, "w", encoding="utf-8") as f:
         json.dump({"models": names}, f, indent=1)
 
 
