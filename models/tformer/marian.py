@@ -20,7 +20,6 @@ Anything the engine cannot compute is refused with a message naming the Marian o
 from __future__ import annotations
 
 import glob
-import json
 import math
 import os
 import sys
@@ -666,8 +665,6 @@ def calibrate_alphas(model, src_tok, lines, tie: str, batch_size: int = 32) -> d
     computes them (marian-decoder --dump-quantmult, scripts/alphas/extract_stats.py): the max |A|
     of each matrix product's input is recorded per call while decoding `lines` greedily in batches,
     and alpha = 127 / (mean + 1.1 * stddev) over the calls."""
-    import torch
-
     from .decode import greedy, max_target_length, source_ids
     cfg = model.cfg
     torch_to_marian = {t[:-len(".weight")]: m for m, t, kind in parameter_map(cfg, tie) if kind == "W"}

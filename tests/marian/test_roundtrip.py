@@ -19,7 +19,6 @@ the formats' specification (see /work/shared/MARIAN.md).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import shutil
