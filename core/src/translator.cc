@@ -54,12 +54,19 @@ class Translator::Impl {
   Impl(ModelFile file, const TranslatorConfig& tc)
       : config_(file.config()), backend_(make_backend(tc)) {
     const ModelConfig& c = config_;
-    source_tokenizer_.emplace(file.bytes_of(file.tokenizer().source));
-    target_tokenizer_.emplace(file.bytes_of(file.tokenizer().target));
+    const TokenizerSpec& spec = file.tokenizer();
+    auto table = [&](const std::string& name) { return name.empty() ? std::string() : file.bytes_of(name); };
+    source_tokenizer_.emplace(file.bytes_of(spec.source), table(spec.source_vocab),
+                              "tokenizer table '" + spec.source_vocab + "'");
+    target_tokenizer_.emplace(file.bytes_of(spec.target), table(spec.target_vocab),
+                              "tokenizer table '" + spec.target_vocab + "'");
+    // A side's vocabulary may be smaller than vocab_size when source and target vocabularies
+    // differ in size (the embeddings are padded to the larger one); never larger.
     for (const Tokenizer* t : {&*source_tokenizer_, &*target_tokenizer_})
-      if (t->vocab_size() != c.vocab_size)
-        throw Error("invalid model file: the SentencePiece model has " + std::to_string(t->vocab_size()) +
-                    " pieces but the config says vocab_size " + std::to_string(c.vocab_size));
+      if (t->vocab_size() > c.vocab_size)
+        throw Error(std::string("invalid model file: the ") + (t->has_vocab_table() ? "vocabulary table" : "SentencePiece model") +
+                    " has " + std::to_string(t->vocab_size()) + " pieces but the config says vocab_size " +
+                    std::to_string(c.vocab_size));
     model_.emplace(*backend_, file);
     fill_info(file);
   }

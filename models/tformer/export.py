@@ -80,6 +80,9 @@ def load_tfm_model(path: str):
         raise ValueError(f"{path}: missing tensors {missing[:5]}")
     model.load_state_dict(state)
     model.eval()
-    src_tok = Tokenizer(f.tensors[f.tokenizer["source"]].tobytes())
-    tgt_tok = Tokenizer(f.tensors[f.tokenizer["target"]].tobytes())
+    src_tok = Tokenizer.from_tfm(f, "source")
+    tgt_tok = Tokenizer.from_tfm(f, "target")
+    for tok in (src_tok, tgt_tok):
+        if len(tok) > cfg.vocab_size:
+            raise ValueError(f"{path}: a tokenizer has {len(tok)} pieces but vocab_size is {cfg.vocab_size}")
     return model, src_tok, tgt_tok, f

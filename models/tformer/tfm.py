@@ -90,6 +90,31 @@ def read(path: str) -> TfmFile:
     return TfmFile(header["config"], header["tokenizer"], tensors, header.get("metadata", {}), scales)
 
 
+def vocab_to_bytes(pieces) -> np.ndarray:
+    """An id -> piece table as a `u8` tensor: UTF-8 pieces, each followed by a NUL byte."""
+    out = bytearray()
+    seen = set()
+    for i, p in enumerate(pieces):
+        if not isinstance(p, str) or not p:
+            raise ValueError(f"vocabulary entry {i} is empty or not a string")
+        if "\0" in p:
+            raise ValueError(f"vocabulary entry {i} ({p!r}) contains a NUL character")
+        if p in seen:
+            raise ValueError(f"vocabulary entry {i} ({p!r}) occurs twice")
+        seen.add(p)
+        out += p.encode("utf-8") + b"\0"
+    if not out:
+        raise ValueError("empty vocabulary")
+    return np.frombuffer(bytes(out), dtype=np.uint8)
+
+
+def vocab_from_bytes(data) -> list:
+    raw = bytes(np.asarray(data, dtype=np.uint8).tobytes())
+    if not raw or raw[-1] != 0:
+        raise ValueError("vocabulary table must be NUL-terminated UTF-8 pieces")
+    return [p.decode("utf-8") for p in raw[:-1].split(b"\0")]
+
+
 def dequantize(model: TfmFile, name: str) -> np.ndarray:
     t = model.tensors[name]
     if t.dtype == np.int8:

@@ -188,11 +188,31 @@ void ModelFile::parse_unchecked() {
   const json& tok = header_.contains("tokenizer") ? header_["tokenizer"] : json();
   if (!tok.is_object()) fail("header has no 'tokenizer' object");
   tokenizer_.type = tok.value("type", std::string());
-  if (tokenizer_.type != "sentencepiece")
-    fail("tokenizer type '" + tokenizer_.type + "' is not supported (expected sentencepiece)");
-  tokenizer_.source = tok.value("source", std::string());
-  tokenizer_.target = tok.value("target", tokenizer_.source);
-  for (const std::string* name : {&tokenizer_.source, &tokenizer_.target}) {
+  const bool vocab_tables = tokenizer_.type == "sentencepiece_vocab";
+  if (tokenizer_.type != "sentencepiece" && !vocab_tables)
+    fail("tokenizer type '" + tokenizer_.type + "' is not supported (expected sentencepiece or sentencepiece_vocab)");
+  auto name_of = [&](const char* key, const std::string& fallback) {
+    auto it = tok.find(key);
+    if (it == tok.end()) return fallback;
+    if (!it->is_string() || it->get<std::string>().empty())
+      fail(std::string("tokenizer '") + key + "' must name a tensor");
+    return it->get<std::string>();
+  };
+  tokenizer_.source = name_of("source", std::string());
+  tokenizer_.target = name_of("target", tokenizer_.source);
+  std::vector<const std::string*> names = {&tokenizer_.source, &tokenizer_.target};
+  if (vocab_tables) {
+    tokenizer_.source_vocab = name_of("source_vocab", std::string());
+    tokenizer_.target_vocab = name_of("target_vocab", tokenizer_.source_vocab);
+    if (tokenizer_.source_vocab.empty())
+      fail("tokenizer type sentencepiece_vocab needs 'source_vocab' (the id -> piece table)");
+    names.push_back(&tokenizer_.source_vocab);
+    names.push_back(&tokenizer_.target_vocab);
+  } else if (tok.contains("source_vocab") || tok.contains("target_vocab")) {
+    fail("tokenizer vocabulary tables need type sentencepiece_vocab, not " + tokenizer_.type);
+  }
+  for (const std::string* name : names) {
+    if (name->empty()) fail("tokenizer has no 'source' tensor");
     if (!has(*name)) fail("tokenizer tensor '" + *name + "' is missing");
     if (tensor(*name).dtype != DType::kU8) fail("tokenizer tensor '" + *name + "' must be u8");
   }

@@ -33,9 +33,12 @@ struct TensorEntry {
 };
 
 struct TokenizerSpec {
-  std::string type;    // "sentencepiece"
+  std::string type;    // "sentencepiece" or "sentencepiece_vocab"
   std::string source;  // tensor holding the source SentencePiece model
   std::string target;  // tensor holding the target SentencePiece model (may equal source)
+  // "sentencepiece_vocab" only: u8 tensors holding the id -> piece tables (may be the same tensor).
+  std::string source_vocab;
+  std::string target_vocab;
 };
 
 class ModelFile {

@@ -10,11 +10,36 @@ void SetMinLogLevel(int level);  // in the library, not in its public header
 
 namespace tformer {
 
-Tokenizer::Tokenizer(const std::string& serialized_model)
+std::vector<std::string> Tokenizer::parse_vocab_table(const std::string& bytes, const std::string& what) {
+  auto bad = [&](const std::string& msg) { throw Error("invalid model file: " + what + ": " + msg); };
+  if (bytes.empty()) bad("it is empty");
+  if (bytes.back() != '\0') bad("it does not end with a NUL byte (expected NUL-terminated pieces)");
+  std::vector<std::string> pieces;
+  size_t start = 0;
+  while (start < bytes.size()) {
+    const size_t end = bytes.find('\0', start);
+    if (end == start) bad("entry " + std::to_string(pieces.size()) + " is empty");
+    pieces.emplace_back(bytes, start, end - start);
+    start = end + 1;
+  }
+  return pieces;
+}
+
+Tokenizer::Tokenizer(const std::string& serialized_model, const std::string& vocab_table, const std::string& what)
     : sp_(std::make_unique<sentencepiece::SentencePieceProcessor>()) {
   sentencepiece::logging::SetMinLogLevel(1);  // no INFO lines on stderr of a library user
   const auto status = sp_->LoadFromSerializedProto(serialized_model);
   if (!status.ok()) throw Error("invalid model file: embedded SentencePiece model: " + status.ToString());
+  if (vocab_table.empty()) return;
+  pieces_ = parse_vocab_table(vocab_table, what);
+  ids_.reserve(pieces_.size());
+  for (size_t i = 0; i < pieces_.size(); ++i)
+    if (!ids_.emplace(pieces_[i], int(i)).second)
+      throw Error("invalid model file: " + what + ": the piece '" + pieces_[i] + "' occurs twice (ids " +
+                  std::to_string(ids_[pieces_[i]]) + " and " + std::to_string(i) + ")");
+  auto unk = ids_.find("<unk>");
+  if (unk == ids_.end()) throw Error("invalid model file: " + what + " has no <unk> entry");
+  unk_id_ = unk->second;
 }
 
 Tokenizer::~Tokenizer() = default;
@@ -22,20 +47,51 @@ Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
 
 std::vector<int> Tokenizer::encode(std::string_view text) const {
   std::vector<int> ids;
-  const auto status = sp_->Encode(absl::string_view(text.data(), text.size()), &ids);
+  if (pieces_.empty()) {
+    const auto status = sp_->Encode(absl::string_view(text.data(), text.size()), &ids);
+    if (!status.ok()) throw Error("tokenization failed: " + status.ToString());
+    return ids;
+  }
+  std::vector<std::string> pieces;
+  const auto status = sp_->Encode(absl::string_view(text.data(), text.size()), &pieces);
   if (!status.ok()) throw Error("tokenization failed: " + status.ToString());
+  ids.reserve(pieces.size());
+  for (const std::string& p : pieces) {
+    auto it = ids_.find(p);
+    ids.push_back(it == ids_.end() ? unk_id_ : it->second);
+  }
   return ids;
 }
 
 std::string Tokenizer::decode(const std::vector<int>& ids) const {
   std::string text;
-  const auto status = sp_->Decode(ids, &text);
+  if (pieces_.empty()) {
+    for (int id : ids)
+      if (id < 0 || id >= sp_->GetPieceSize())
+        throw Error("detokenization failed: token id " + std::to_string(id) + " is outside the vocabulary of " +
+                    std::to_string(sp_->GetPieceSize()) + " pieces");
+    const auto status = sp_->Decode(ids, &text);
+    if (!status.ok()) throw Error("detokenization failed: " + status.ToString());
+    return text;
+  }
+  std::vector<std::string> pieces;
+  pieces.reserve(ids.size());
+  for (int id : ids) {
+    if (id < 0 || size_t(id) >= pieces_.size())
+      throw Error("detokenization failed: token id " + std::to_string(id) + " is outside the vocabulary of " +
+                  std::to_string(pieces_.size()) + " pieces");
+    pieces.push_back(pieces_[size_t(id)]);
+  }
+  const auto status = sp_->Decode(pieces, &text);
   if (!status.ok()) throw Error("detokenization failed: " + status.ToString());
   return text;
 }
 
-std::string Tokenizer::piece(int id) const { return sp_->IdToPiece(id); }
+std::string Tokenizer::piece(int id) const {
+  if (pieces_.empty()) return sp_->IdToPiece(id);
+  return id >= 0 && size_t(id) < pieces_.size() ? pieces_[size_t(id)] : std::string();
+}
 
-int Tokenizer::vocab_size() const { return sp_->GetPieceSize(); }
+int Tokenizer::vocab_size() const { return pieces_.empty() ? sp_->GetPieceSize() : int(pieces_.size()); }
 
 }  // namespace tformer
