@@ -1,0 +1,86 @@
+// The same modules in headless Chromium (SwiftShader WebGPU), on a page and in a module Worker:
+// a two-layer encoder against the CPU encoder, with one submission and one readback.
+// Needs Debian's chromium and npm playwright-core (web/node_modules); skipped without them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const CHROMIUM = '/usr/bin/chromium';
+const root = fileURLToPath(new URL('../../', import.meta.url));
+let chromium = null;
+try {
+  ({ chromium } = createRequire(new URL('../../web/package.json', import.meta.url))('playwright-core'));
+} catch {}
+const skip = !existsSync(CHROMIUM) ? `no ${CHROMIUM} (apt-get install chromium)` :
+  !chromium ? 'npm playwright-core not found under web/node_modules' : false;
+
+// Runs in the page or the worker: everything it needs comes from the served repository.
+async function encoderCheck(base) {
+  const gpuModule = await import(`${base}/web/src/webgpu/index.js`);
+  const cpu = await import(`${base}/tests/webgpu/cpu_reference.mjs`);
+  const runtime = await gpuModule.acquireGpu();
+  if (!runtime) return { adapter: null };
+  const cfg = { heads: 4, d_model: 32, ffn_dim: 72, encoder_layers: 2, norm: 'post', activation: 'relu', layer_norm_eps: 1e-5 };
+  const tensor = cpu.randomEncoderWeights(cfg, 5);
+  const encoder = await gpuModule.GpuEncoder.create(runtime, cfg, tensor);
+  const [batch, length, lengths] = [2, 5, [5, 2]];
+  const x = cpu.rng(3).uniform(batch * length * cfg.d_model);
+  runtime.resetCounters();
+  const out = await encoder.encode(x, lengths, batch, length);
+  const cmp = cpu.compare(out, cpu.encoder(cfg, tensor, x, lengths, batch, length),
+    { width: cfg.d_model, rowsMask: (row) => row % length < lengths[Math.floor(row / length)] });
+  return { adapter: runtime.adapter.info.vendor, nmse: cmp.nmse, counters: { ...runtime.counters }, errors: runtime.errors.length };
+}
+
+test('WebGPU encoder in headless Chromium: page and module Worker', { skip }, async (t) => {
+  const server = http.createServer(async (req, res) => {
+    const path = decodeURIComponent(req.url.split('?')[0]);
+    if (path === '/') {
+      res.setHeader('content-type', 'text/html');
+      return res.end('<!doctype html><title>tformer webgpu</title>');
+    }
+    try {
+      if (path.includes('..')) throw new Error('no');
+      const body = await readFile(root + path);
+      res.setHeader('content-type', /\.m?js$/.test(path) ? 'text/javascript' : 'application/octet-stream');
+      res.end(body);
+    } catch {
+      res.statusCode = 404;
+      res.end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--enable-unsafe-webgpu', '--no-sandbox', '--headless=new', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    const source = `(${encoderCheck.toString()})`;
+    const inPage = await page.evaluate(`${source}(location.origin)`);
+    const inWorker = await page.evaluate(async (src) => {
+      const code = `const check = ${src}; check(${JSON.stringify(location.origin)}).then((r) => postMessage(r), (e) => postMessage({ error: String(e) }));`;
+      const url = URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));
+      const worker = new Worker(url, { type: 'module' });
+      return new Promise((resolve) => { worker.onmessage = (e) => resolve(e.data); });
+    }, source);
+    for (const [where, r] of [['page', inPage], ['worker', inWorker]]) {
+      if (r.adapter === null) return t.skip(`no WebGPU adapter in Chromium's ${where}`);
+      assert.equal(r.error, undefined, `${where}: ${r.error}`);
+      assert.ok(r.nmse < 1e-6, `${where}: nmse ${r.nmse}`);
+      assert.equal(r.counters.submissions, 1);
+      assert.equal(r.counters.readbacks, 1);
+      assert.equal(r.errors, 0);
+      t.diagnostic(`${where}: ${r.adapter}, nmse ${r.nmse.toExponential(1)}, ${r.counters.dispatches} dispatches, 1 submission, 1 readback`);
+    }
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
