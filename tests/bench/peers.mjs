@@ -2,7 +2,8 @@
 // Side-by-side speed of tformer and its peers on the same model and the same sentences.
 //
 //   node tests/bench/peers.mjs --model MODEL.tfm --input FILE [--lines 200] [--threads 1,2] [--beams 1,4]
-//        [--max-length N] [--runners a,b,...] [--repeat 1] [--work DIR] [--json OUT.json] [--no-check]
+//        [--max-length N] [--runners a,b,...] [--repeat 1] [--row-timeout S] [--work DIR] [--onnx DIR]
+//        [--json OUT.json] [--no-check]
 //
 // Rows: tformer native (build/tformer bench), ONNX Runtime native (onnxruntime-node) and wasm
 // (onnxruntime-web in node), the PyTorch reference; slots for rows still to come are listed as pending.
@@ -26,9 +27,15 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const peersDir = join(repo, 'tests', 'bench', 'peers');
 const PYTHON = '/usr/bin/python3';  // Debian's, with torch (TOOLCHAIN.md)
 
+let rowTimeoutMs = 0;  // --row-timeout: a row that runs longer is reported as such
+
 function run(cmd, args, { quiet = false } = {}) {
-  const r = spawnSync(cmd, args, { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stderr}${r.stdout}`);
+  const r = spawnSync(cmd, args, { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 28, timeout: rowTimeoutMs || undefined });
+  if (r.error?.code === 'ETIMEDOUT') throw new Error(`stopped after --row-timeout ${rowTimeoutMs / 1000} s`);
+  if (r.status !== 0) {
+    const why = r.signal ? `killed by ${r.signal}` : `exit status ${r.status}`;
+    throw new Error(`${cmd.split('/').at(-1)} ${args[0].split('/').at(-1)}: ${why}\n${r.stderr}${r.stdout}`);
+  }
   if (!quiet && r.stderr.trim()) process.stderr.write(`  ${r.stderr.trim().split('\n').at(-1)}\n`);
   return r;
 }
@@ -114,9 +121,9 @@ function table(rows) {
   const head = ['row', 'thr', 'beam', ...FIELDS.map(([h]) => h)];
   const body = rows.map((r) => [r.label, String(r.threads ?? ''), String(r.beam ?? ''),
     ...(r.status === 'ok' ? FIELDS.map(([, f]) => f(r)) : [`${r.status}: ${r.reason}`])]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.filter((b) => b.length === head.length).map((b) => b[i].length)));
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b.length === head.length || i < 3 ? b[i].length : 0))));
   const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i] ?? 0))).join('  ');
-  return [line(head), ...body.map((b) => (b.length === head.length ? line(b) : `${b[0].padEnd(widths[0])}  ${b.slice(1).join('  ')}`))].join('\n');
+  return [line(head), ...body.map((b) => (b.length === head.length ? line(b) : `${line(b.slice(0, 3))}  ${b[3]}`))].join('\n');
 }
 
 // ---- correctness: every row's outputs against the others, token for token ----
@@ -161,7 +168,7 @@ async function main() {
     model: { type: 'string' }, input: { type: 'string' }, lines: { type: 'string', default: '200' },
     threads: { type: 'string', default: '1,2' }, beams: { type: 'string', default: '1,4' },
     'max-length': { type: 'string', default: '0' }, runners: { type: 'string' }, repeat: { type: 'string', default: '1' },
-    work: { type: 'string' }, onnx: { type: 'string' }, json: { type: 'string' }, 'no-check': { type: 'boolean', default: false },
+    'row-timeout': { type: 'string', default: '0' }, work: { type: 'string' }, onnx: { type: 'string' }, json: { type: 'string' }, 'no-check': { type: 'boolean', default: false },
   } });
   if (!a.model || !a.input) throw new Error('usage: peers.mjs --model MODEL.tfm --input FILE [options]; see the header');
   const work = resolve(a.work ?? mkdtempSync(join(tmpdir(), 'tformer-peers-')));
@@ -180,6 +187,7 @@ async function main() {
   }
 
   const rows = [], rowsByBeam = new Map();
+  rowTimeoutMs = 1000 * Number(a['row-timeout']);
   const startLoad = loadavg();
   for (const beam of a.beams.split(',').map(Number)) {
     rowsByBeam.set(beam, []);
@@ -214,6 +222,7 @@ async function main() {
       }
     }
   }
+  rowTimeoutMs = 0;
   const checks = a['no-check'] ? [] : check(ctx, rowsByBeam);
   const ids = readJson(ctx.ids);
   const meta = {
