@@ -52,6 +52,21 @@ class TopCandidates {
       indices.pop();
     }
   }
+
+  // Every token of one row: score fround(base + lp[v]), index offset + v; `skip` is left out. The hot
+  // loop: a score that cannot enter the list (an equal one never does) costs no call.
+  considerRow(lp, base, offset, skip) {
+    const { scores, count } = this;
+    let worst = scores.length === count ? scores[count - 1] : -Infinity;
+    for (let v = 0, n = lp.length; v < n; ++v) {
+      const s = Math.fround(base + lp[v]);
+      if (s > worst || scores.length < count) {
+        if (v === skip) continue;
+        this.consider(s, offset + v);
+        if (scores.length === count) worst = scores[count - 1];
+      }
+    }
+  }
 }
 
 // Translates one batch of source id lists; returns the best hypothesis of each: {tokens, score, rawScore}.
@@ -103,8 +118,7 @@ export async function searchBatch(ort, sessions, info, sources, maxLengths, { be
           top.consider(Math.fround(base + lp[cfg.eos_id]), r * V + cfg.eos_id);
           continue;
         }
-        const unk = cfg.suppress_unk ? cfg.unk_id : -1;
-        for (let v = 0; v < V; ++v) if (v !== unk) top.consider(Math.fround(base + lp[v]), r * V + v);
+        top.considerRow(lp, base, r * V, cfg.suppress_unk ? cfg.unk_id : -1);
       }
       const live = [];
       top.indices.forEach((index, rank) => {
