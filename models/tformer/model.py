@@ -264,9 +264,10 @@ class Transformer(nn.Module):
         first = torch.full_like(tgt[:, :1], start)
         return torch.cat([first, tgt[:, :-1]], dim=1)
 
-    def decode(self, tgt_in, memory, memory_mask):
-        """Full (non-incremental) decoder over tgt_in [B, T]; returns logits [B, T, V] and the
-        last layer's cross-attention weights [B, H, T, S]."""
+    def decode_states(self, tgt_in, memory, memory_mask):
+        """Full (non-incremental) decoder over tgt_in [B, T]; returns the final states [B, T, d]
+        (the input of the output projection) and the last layer's cross-attention weights
+        [B, H, T, S]."""
         T = tgt_in.shape[1]
         causal = torch.triu(torch.ones(T, T, dtype=torch.bool, device=tgt_in.device), 1)
         x = self.embed(self.tgt_embed, tgt_in, zero_first=self.cfg.decoder_start == "zero")
@@ -275,6 +276,11 @@ class Transformer(nn.Module):
             x, w = layer(x, memory, memory_mask, causal, self.dropout)
         if self.cfg.norm == "pre":
             x = self.decoder.final_norm(x)
+        return x, w
+
+    def decode(self, tgt_in, memory, memory_mask):
+        """As decode_states, with logits [B, T, V] in place of the states."""
+        x, w = self.decode_states(tgt_in, memory, memory_mask)
         return self.logits(x), w
 
     def decode_step(self, token, step, memory, memory_mask, cache):
