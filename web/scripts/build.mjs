@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// Copies the wasm builds into web/dist/, where the package (src/wasm-files.js, `files`,
+// `exports`) finds them. They are outputs of the Emscripten build of the repository:
+//   emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release && cmake --build build-wasm -j2
+//
+//   node scripts/build.mjs              copy (from ../build-wasm/wasm, or $TFORMER_WASM_DIR)
+//   node scripts/build.mjs --if-needed  copy only what is missing or older than the build
+//   node scripts/build.mjs --check      only check that dist/ is complete (npm pack runs this)
+import { copyFileSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const from = process.env.TFORMER_WASM_DIR || path.resolve(web, '..', 'build-wasm', 'wasm');
+const dist = path.join(web, 'dist');
+export const FILES = ['tformer-mt.mjs', 'tformer-mt.wasm', 'tformer-mt.worker.js', 'tformer-st.mjs', 'tformer-st.wasm'];
+
+const mode = process.argv[2] ?? 'copy';
+if (!['copy', '--if-needed', '--check'].includes(mode)) {
+  console.error('usage: node scripts/build.mjs [--if-needed | --check]');
+  process.exit(2);
+}
+
+const missingIn = (dir) => FILES.filter((f) => !existsSync(path.join(dir, f)));
+
+if (mode === '--check') {
+  const missing = missingIn(dist);
+  if (missing.length) {
+    console.error(`web/dist is missing ${missing.join(', ')}: run \`npm run build\` (after building build-wasm)`);
+    process.exit(1);
+  }
+  process.exit(0);
+}
+
+const missing = missingIn(from);
+if (missing.length) {
+  if (mode === '--if-needed' && missingIn(dist).length === 0) {
+    console.log(`web/dist: using the files already there (${from} has no build)`);
+    process.exit(0);
+  }
+  console.error(`${from} lacks ${missing.join(', ')}. Build the wasm modules first:\n` +
+    '  emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release && cmake --build build-wasm -j2\n' +
+    '(or set TFORMER_WASM_DIR to a folder holding them)');
+  process.exit(1);
+}
+
+mkdirSync(dist, { recursive: true });
+let copied = 0;
+for (const f of FILES) {
+  const src = path.join(from, f), dst = path.join(dist, f);
+  if (mode === '--if-needed' && existsSync(dst) && statSync(dst).mtimeMs >= statSync(src).mtimeMs) continue;
+  copyFileSync(src, dst);
+  copied++;
+}
+// Emscripten's pthread worker script is CommonJS for Node; the package itself is ES modules.
+writeFileSync(path.join(dist, 'package.json'), '{ "type": "commonjs" }\n');
+const size = FILES.reduce((n, f) => n + statSync(path.join(dist, f)).size, 0);
+console.log(`web/dist: ${copied} of ${FILES.length} files copied from ${path.relative(process.cwd(), from) || from} ` +
+  `(${(size / 1048576).toFixed(1)} MiB in all)`);
