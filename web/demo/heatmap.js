@@ -1,0 +1,61 @@
+// The alignment view: a translation's cross-attention weights drawn as an SVG heat map, one row
+// per target piece and one column per source piece (the picture of the classic attention
+// tutorials). `alignment` is a result's `alignment` from tformer-wasm: {sourcePieces,
+// targetPieces, weights} with weights row-major [target x source], each row summing to 1.
+
+const SVG = 'http://www.w3.org/2000/svg';
+const MAX_PIECES = 150;  // beyond this a paragraph is not drawn (cells would be too small to read)
+
+function el(name, attributes = {}, text) {
+  const e = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attributes)) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// Text width estimate for monospace 11px labels (no layout pass needed).
+const charWidth = 6.7;
+
+export function drawHeatmap(container, alignment) {
+  container.replaceChildren();
+  const { sourcePieces: src, targetPieces: tgt, weights } = alignment ?? { sourcePieces: [], targetPieces: [] };
+  if (!src.length || !tgt.length) {
+    container.append(Object.assign(document.createElement('p'), { className: 'empty', textContent: 'Nothing translated yet.' }));
+    container.dataset.cells = '0';
+    return;
+  }
+  if (src.length > MAX_PIECES || tgt.length > MAX_PIECES) {
+    container.append(Object.assign(document.createElement('p'), {
+      className: 'empty', textContent: `This input has ${src.length} source and ${tgt.length} target pieces: too many to draw. Try a sentence or two.`,
+    }));
+    container.dataset.cells = '0';
+    return;
+  }
+  const cell = 22;
+  const left = Math.ceil(Math.max(...tgt.map((p) => p.length)) * charWidth) + 12;
+  const top = Math.ceil(Math.max(...src.map((p) => p.length)) * charWidth * 0.75) + 16;  // labels at -50 degrees
+  const width = left + src.length * cell + 8, height = top + tgt.length * cell + 4;
+  const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img',
+    'aria-label': `attention between ${tgt.length} target and ${src.length} source pieces` });
+
+  src.forEach((piece, c) => {
+    const x = left + c * cell + cell / 2, y = top - 6;
+    svg.append(el('text', { x, y, transform: `rotate(-50 ${x} ${y})`, class: 'source-piece' }, piece));
+  });
+  tgt.forEach((piece, r) => {
+    svg.append(el('text', { x: left - 6, y: top + r * cell + cell / 2 + 4, 'text-anchor': 'end', class: 'target-piece' }, piece));
+  });
+  const cells = el('g');
+  for (let r = 0; r < tgt.length; r++) {
+    for (let c = 0; c < src.length; c++) {
+      const w = weights[r * src.length + c];
+      const rect = el('rect', { x: left + c * cell, y: top + r * cell, width: cell, height: cell, class: 'cell',
+        'fill-opacity': Math.max(0.02, Math.min(1, w)).toFixed(3), 'data-weight': w.toFixed(4) });
+      rect.append(el('title', {}, `${tgt[r]} \u2190 ${src[c]}: ${w.toFixed(3)}`));
+      cells.append(rect);
+    }
+  }
+  svg.append(cells);
+  container.append(svg);
+  container.dataset.cells = String(src.length * tgt.length);
+}
