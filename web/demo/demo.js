@@ -121,12 +121,11 @@ async function translateNow() {
   try {
     const result = await translator.translate(text, { alignment: true, beam: Number(ui.beam.value), signal: controller.signal });
     if (controller !== inFlight) return;
-    ui.output.value = result.text;
     ui.output.textContent = result.text;
     ui.output.dataset.source = text;
     const t = result.timings;
     ui.timing.textContent = result.tokens.length
-      ? `${t.translateMs.toFixed(1)} ms, ${t.targetTokens} tokens, ${Math.round(t.tokensPerSecond)} tokens/s` +
+      ? `${t.translateMs.toFixed(1)} ms, ${t.targetTokens} token${t.targetTokens === 1 ? '' : 's'}, ${Math.round(t.tokensPerSecond)} tokens/s` +
         (result.sentences.length > 1 ? `, ${result.sentences.length} sentences` : '')
       : '';
     drawHeatmap(ui.heatmap, result.alignment);

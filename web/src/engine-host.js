@@ -22,54 +22,60 @@ export class EngineHost {
     this.startMessage = { type: 'start', ...start };
     this.kind = kind;
     this.worker = null;
-    this.pending = null;  // {id, resolve, reject} of the translation in flight
+    this.starting = null;  // {resolve, reject} of the start in progress
+    this.ready = null;     // Promise<info> of the current Worker's engine
+    this.pending = null;   // {id, resolve, reject} of the translation in flight
     this.nextId = 1;
     this.restarts = 0;
-    this.ready = null;    // Promise<info> of the current Worker
   }
 
   /** Starts a Worker and the engine in it; resolves with the engine's info. */
   start() {
-    this.ready = this.spawn();
-    this.ready.catch(() => {});  // a failed start is reported to whoever awaits `ready`
+    const starting = {};
+    this.ready = new Promise((resolve, reject) => Object.assign(starting, { resolve, reject }));
+    this.ready.catch(() => {});  // reported to whoever awaits it
+    this.starting = starting;
+    this.launch(starting);
     return this.ready;
   }
 
-  async spawn() {
-    const worker = await openWorker(this.kind);
+  async launch(starting) {
+    let worker;
+    try {
+      worker = await openWorker(this.kind);
+    } catch (e) {
+      starting.reject(e);
+      return;
+    }
+    if (this.starting !== starting) {  // stopped meanwhile
+      worker.terminate();
+      return;
+    }
     this.worker = worker;
-    return new Promise((resolve, reject) => {
-      const fail = (message) => {
-        if (this.worker === worker) this.worker = null;
-        worker.terminate();
-        reject(new Error(message));
-      };
-      worker.listen((message) => {
-        if (message.type === 'listening') {
-          worker.post(this.startMessage);
-        } else if (message.type === 'ready') {
-          resolve(message.info);
-        } else if (message.type === 'failed') {
-          fail(message.message);
-        } else if (message.type === 'result' || message.type === 'error') {
-          const p = this.pending;
-          if (!p || p.id !== message.id) return;
-          this.pending = null;
-          if (message.type === 'result') p.resolve(message);
-          else p.reject(new Error(message.message));
-        }
-      }, (reason) => {
-        // The Worker died: during start, or under a translation.
-        if (this.worker !== worker) return;  // terminated on purpose
-        this.worker = null;
-        const error = new EngineStoppedError(`the translation engine stopped: ${reason}`);
-        if (this.pending) {
-          this.pending.reject(error);
-          this.pending = null;
-        }
-        reject(error);
-        this.ready = null;
-      });
+    worker.listen((message) => {
+      if (this.worker !== worker) return;
+      if (message.type === 'listening') {
+        worker.post(this.startMessage);
+      } else if (message.type === 'ready') {
+        this.starting = null;
+        starting.resolve(message.info);
+      } else if (message.type === 'failed') {
+        this.stopWorker(new Error(message.message));
+      } else if (message.type === 'result' || message.type === 'error') {
+        const p = this.pending;
+        if (!p || p.id !== message.id) return;
+        this.pending = null;
+        if (message.type === 'result') p.resolve(message);
+        else p.reject(new Error(message.message));
+      }
+    }, (reason) => {
+      // The Worker died on its own: during its start, or under a translation.
+      if (this.worker !== worker) return;
+      const error = new EngineStoppedError(`the translation engine stopped: ${reason}`);
+      this.pending?.reject(error);
+      this.pending = null;
+      this.stopWorker(error);
+      this.ready = null;  // the next request starts a fresh engine
     });
   }
 
@@ -93,15 +99,17 @@ export class EngineHost {
 
   /** Stops the running translation (rejecting it with `reason`) and starts a fresh engine. */
   interrupt(reason) {
-    const p = this.pending;
+    this.pending?.reject(reason);
     this.pending = null;
-    this.stopWorker();
-    p?.reject(reason);
+    this.stopWorker(reason);
     this.restarts++;
     this.start();
   }
 
-  stopWorker() {
+  // Terminates the Worker; a start in progress rejects with `reason`.
+  stopWorker(reason) {
+    this.starting?.reject(reason);
+    this.starting = null;
     const worker = this.worker;
     this.worker = null;
     worker?.terminate();
@@ -110,7 +118,7 @@ export class EngineHost {
   dispose(reason) {
     this.pending?.reject(reason);
     this.pending = null;
-    this.stopWorker();
+    this.stopWorker(reason);
     this.ready = Promise.reject(reason);
     this.ready.catch(() => {});
   }
@@ -122,17 +130,20 @@ async function openWorker(kind) {
   if (kind === 'worker_threads') {
     const { Worker } = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:worker_threads');
     const worker = new Worker(url);
-    worker.unref();  // an idle translator does not keep Node running
+    let refs = 1;  // referenced while starting; afterwards only while a translation runs
     return {
       post: (message, transfer) => worker.postMessage(message, transfer),
       listen(onMessage, onDeath) {
-        worker.on('message', onMessage);
+        worker.on('message', (message) => {
+          if (message.type === 'ready' && --refs === 0) worker.unref();  // an idle translator does not keep Node running
+          onMessage(message);
+        });
         worker.on('error', (e) => onDeath(e?.message ?? String(e)));
         worker.on('exit', (code) => onDeath(`its worker thread exited (code ${code})`));
       },
       terminate: () => { worker.terminate(); },
-      ref: () => worker.ref(),
-      unref: () => worker.unref(),
+      ref: () => { if (refs++ === 0) worker.ref(); },
+      unref: () => { if (--refs === 0) worker.unref(); },
     };
   }
   const worker = new Worker(url, { type: 'module', name: 'tformer-wasm' });

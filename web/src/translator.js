@@ -36,11 +36,20 @@ export class Translator {
       ? model.bytes : model.bytes.slice();
     progress({ phase: 'starting', variant: choice.variant, threads: choice.threads });
     const host = new EngineHost({ glueUrl: files.glue, wasmModule, model: bytes, threads: choice.threads, variant: choice.variant }, env.worker);
-    const abortStart = () => host.dispose(abortReason(o.signal));
+    let abortStart;
+    const aborted = new Promise((_, reject) => {
+      abortStart = () => {
+        host.dispose(abortReason(o.signal));
+        reject(abortReason(o.signal));
+      };
+    });
     o.signal?.addEventListener('abort', abortStart, { once: true });
     let engine;
     try {
-      engine = await host.start();
+      engine = await Promise.race([host.start(), aborted]);
+    } catch (e) {
+      host.dispose(e);
+      throw e;
     } finally {
       o.signal?.removeEventListener('abort', abortStart);
     }
