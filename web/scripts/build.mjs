@@ -4,9 +4,13 @@
 //   emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release && cmake --build build-wasm -j2
 //
 //   node scripts/build.mjs              copy (from ../build-wasm/wasm, or $TFORMER_WASM_DIR)
-//   node scripts/build.mjs --if-needed  copy only what is missing or older than the build
+//   node scripts/build.mjs --if-needed  copy only what is missing or older than the build; with
+//                                       neither a build nor dist/, run the wasm build first
+//                                       (what `npm run demo` does on a fresh clone)
 //   node scripts/build.mjs --check      only check that dist/ is complete (npm pack runs this)
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,16 +36,36 @@ if (mode === '--check') {
   process.exit(0);
 }
 
-const missing = missingIn(from);
-if (missing.length) {
-  if (mode === '--if-needed' && missingIn(dist).length === 0) {
+let missing = missingIn(from);
+if (missing.length && mode === '--if-needed') {
+  if (missingIn(dist).length === 0) {
     console.log(`web/dist: using the files already there (${from} has no build)`);
     process.exit(0);
   }
+  if (!process.env.TFORMER_WASM_DIR) {
+    buildWasm();
+    missing = missingIn(from);
+  }
+}
+if (missing.length) {
   console.error(`${from} lacks ${missing.join(', ')}. Build the wasm modules first:\n` +
     '  emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release && cmake --build build-wasm -j2\n' +
     '(or set TFORMER_WASM_DIR to a folder holding them)');
   process.exit(1);
+}
+
+// The Emscripten build of the wasm modules only (the tests are left to `cmake --build build-wasm`).
+function buildWasm() {
+  const root = path.resolve(web, '..');
+  const jobs = String(Math.min(2, availableParallelism?.() ?? 2));
+  console.log('No wasm build yet: building it (the first time this also builds XNNPACK for wasm: 10-20 minutes on 2 cores).');
+  try {
+    execFileSync('emcmake', ['cmake', '-S', root, '-B', path.join(root, 'build-wasm'), '-DCMAKE_BUILD_TYPE=Release'], { stdio: 'inherit' });
+    execFileSync('cmake', ['--build', path.join(root, 'build-wasm'), '-j', jobs, '--target', 'tformer-mt', 'tformer-st'], { stdio: 'inherit' });
+  } catch (e) {
+    console.error(e.code === 'ENOENT' ? 'emcmake not found: apt-get install emscripten (see the top README)' : `the wasm build failed: ${e.message}`);
+    process.exit(1);
+  }
 }
 
 mkdirSync(dist, { recursive: true });
@@ -55,5 +79,5 @@ for (const f of FILES) {
 // Emscripten's pthread worker script is CommonJS for Node; the package itself is ES modules.
 writeFileSync(path.join(dist, 'package.json'), '{ "type": "commonjs" }\n');
 const size = FILES.reduce((n, f) => n + statSync(path.join(dist, f)).size, 0);
-console.log(`web/dist: ${copied} of ${FILES.length} files copied from ${path.relative(process.cwd(), from) || from} ` +
-  `(${(size / 1048576).toFixed(1)} MiB in all)`);
+console.log(copied ? `web/dist: ${copied} of ${FILES.length} files copied from ${path.relative(process.cwd(), from) || from} ` +
+  `(${(size / 1048576).toFixed(1)} MiB in all)` : 'web/dist: up to date');
