@@ -77,6 +77,8 @@ async function selectModel(entry) {
   showError('');
   ui.source.disabled = true;
   ui.testNote.hidden = !entry.test;
+  $('model-about').hidden = !entry.readme;
+  if (entry.readme) $('model-readme').href = entry.readme;
   ui.sourceLabel.textContent = language(entry.from);
   ui.targetLabel.textContent = language(entry.to);
   ui.loading.hidden = false;

@@ -62,17 +62,19 @@ function entry(dir, outDir, { test }) {
     url: path.relative(outDir, file).split(path.sep).join('/'),
     size: statSync(file).size,
     sha256: sha256File(file),
+    ...(existsSync(path.join(dir, 'README.md')) ? { readme: path.relative(outDir, path.join(dir, 'README.md')).split(path.sep).join('/') } : {}),
     config: { d_model: header.config?.d_model, encoder_layers: header.config?.encoder_layers,
               decoder_layers: header.config?.decoder_layers, vocab_size: header.config?.vocab_size },
   };
 }
 
-/** @param {{out?: string, fixtures?: 'auto'|'always'|'never'}} options */
-export function buildRegistry({ out = defaultOut, fixtures = 'auto' } = {}) {
+/** @param {{out?: string, fixtures?: 'auto'|'always'|'never', root?: string}} options */
+export function buildRegistry({ out = defaultOut, fixtures = 'auto', root = repoRoot } = {}) {
+  if (!['auto', 'always', 'never'].includes(fixtures)) throw new Error(`--fixtures must be auto, always or never (got ${fixtures})`);
   const outDir = path.dirname(path.resolve(out));
-  const models = modelDirs(path.join(repoRoot, 'models')).map((d) => entry(d, outDir, { test: false }));
+  const models = modelDirs(path.join(root, 'models')).map((d) => entry(d, outDir, { test: false }));
   if (fixtures === 'always' || (fixtures === 'auto' && models.length === 0)) {
-    models.push(...modelDirs(path.join(repoRoot, 'tests', 'fixtures')).map((d) => entry(d, outDir, { test: true })));
+    models.push(...modelDirs(path.join(root, 'tests', 'fixtures')).map((d) => entry(d, outDir, { test: true })));
   }
   return { format: 'tformer-registry', version: 1, models };
 }

@@ -4,9 +4,12 @@
 
 export class Engine {
   /**
-   * @param {{glueUrl: string, wasmModule: WebAssembly.Module, model: Uint8Array, threads: number, variant: string}} init
+   * @param {{glueUrl: string, wasmModule: WebAssembly.Module, model: Uint8Array, threads: number, variant: string, backend: string}} init
    */
-  static async create({ glueUrl, wasmModule, model, threads, variant }) {
+  static async create({ glueUrl, wasmModule, model, threads, variant, backend }) {
+    // select.js resolves the backend; 'wasm' is the only one this engine has so far. A WebGPU
+    // engine (issue 8) starts here, on the same Worker and messages.
+    if (backend !== 'wasm') throw new Error(`Engine: backend '${backend}' is not implemented`);
     const t0 = performance.now();
     const { default: createModule } = await import(/* webpackIgnore: true */ /* @vite-ignore */ glueUrl);
     let instantiationFailed;

@@ -5,7 +5,7 @@
 //   { "format": "tformer-registry", "version": 1,
 //     "models": [ { "id": "tiny.deen", "from": "de", "to": "en", "label": "German -> English (tiny)",
 //                   "url": "tiny.deen/model.tfm", "size": 26214400, "sha256": "<64 hex digits>",
-//                   "test": false } ] }
+//                   "test": false, "readme": "tiny.deen/README.md" } ] }
 //
 // An entry can be passed as is to Translator.create({ model: entry }).
 
@@ -39,7 +39,10 @@ export function parseRegistry(json, baseUrl) {
     }
     if (!/^[0-9a-f]{64}$/i.test(m.sha256)) throw new Error(`${what}: model ${m.id}: sha256 must be 64 hexadecimal digits`);
     if (!Number.isSafeInteger(m.size) || m.size <= 0) throw new Error(`${what}: model ${m.id}: size must be a positive integer`);
-    return { ...m, label: m.label ?? `${m.from} -> ${m.to} (${m.id})`, test: m.test === true, url: new URL(m.url, baseUrl).href };
+    return {
+      ...m, label: m.label ?? `${m.from} -> ${m.to} (${m.id})`, test: m.test === true, url: new URL(m.url, baseUrl).href,
+      ...(typeof m.readme === 'string' ? { readme: new URL(m.readme, baseUrl).href } : {}),
+    };
   });
   return { ...json, models };
 }

@@ -35,7 +35,8 @@ export class Translator {
     const bytes = model.bytes.byteOffset === 0 && model.bytes.byteLength === model.bytes.buffer.byteLength
       ? model.bytes : model.bytes.slice();
     progress({ phase: 'starting', variant: choice.variant, threads: choice.threads });
-    const host = new EngineHost({ glueUrl: files.glue, wasmModule, model: bytes, threads: choice.threads, variant: choice.variant }, env.worker);
+    const host = new EngineHost({ glueUrl: files.glue, wasmModule, model: bytes, threads: choice.threads, variant: choice.variant,
+      backend: choice.backend }, env.worker);
     let abortStart;
     const aborted = new Promise((_, reject) => {
       abortStart = () => {

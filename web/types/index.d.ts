@@ -194,6 +194,8 @@ export interface RegistryEntry {
   url: string;
   size: number;
   sha256: string;
+  /** The model's README, when the registry has one. */
+  readme?: string;
   [key: string]: unknown;
 }
 
