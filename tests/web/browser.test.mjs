@@ -2,7 +2,8 @@
 // open it, wait for the model, type a sentence, compare the translation with the native CLI's,
 // check the alignment heat map, take screenshots; once served with COOP/COEP (threaded build)
 // and once without (single-threaded fallback). Also: a second visit downloads no model, the page
-// works offline after the first visit, the main thread keeps running during a long translation,
+// works offline after the first visit, a damaged cached model is refused and downloaded again,
+// the main thread keeps running during a long translation,
 // and aborting a running translation in the browser stops it (Worker replaced).
 // Screenshots go to build-web/screenshots/ (git-ignored).
 import { test } from 'node:test';
@@ -149,6 +150,24 @@ for (const isolation of [true, false]) {
       const info2 = await again.evaluate(() => window.translatorInfo);
       assert.equal(info2.load.fromCache, true);
       assert.equal(modelRequests(server.requests), before, 'no model request on the second visit');
+
+      // A damaged copy in the Cache API is refused (sha256 from the registry) and fetched again.
+      const damaged = await again.evaluate(async () => {
+        const cache = await caches.open('tformer-models-v1');
+        const [request] = await cache.keys();
+        const response = await cache.match(request);
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        bytes[bytes.length - 1] ^= 0xff;
+        await cache.put(request, new Response(bytes, { headers: response.headers }));
+        return request.url;
+      });
+      assert.match(damaged, /\.tfm$/);
+      const third = await context.newPage();
+      await third.goto(server.url);
+      await waitForState(third, 'done');
+      assert.equal(modelRequests(server.requests), before + 1, 'the damaged model was downloaded again');
+      assert.match(await third.textContent('#warnings'), /did not match its sha256 .* it was deleted and the model downloaded again/);
+      assert.equal(await third.evaluate(() => window.translatorInfo.load.fromCache), false);
 
       // Offline after the first visit: the service worker has the page, the cache the model.
       await context.setOffline(true);
