@@ -353,3 +353,15 @@ test('model download: progress events, cache, sha256 refusal and re-fetch', asyn
     await server.close();
   }
 });
+
+test('the model bytes given are copied: the caller may reuse its buffer, restarts still work', async () => {
+  const bytes = fixtureBytes('marian');
+  const t = await create({ model: bytes, variant: 'single' });
+  bytes.fill(0);
+  const controller = new AbortController();
+  const long = t.translate('Hund Katze spielen im Schnee. '.repeat(3000), { signal: controller.signal });
+  setTimeout(() => controller.abort(), 50);
+  await assert.rejects(long, { name: 'AbortError' });
+  assert.equal((await t.translate('Die Katze schläft.')).text, golden('marian').sentences[2].greedy.text);
+  assert.equal(t.info.restarts, 1);
+});

@@ -30,10 +30,11 @@ export class Translator {
     const wasmModule = await compiling;
     const loadedMs = performance.now() - started;
 
-    // Each engine start copies these bytes into its Worker: keep exactly the model, not a
-    // larger buffer it may be a view of.
-    const bytes = model.bytes.byteOffset === 0 && model.bytes.byteLength === model.bytes.buffer.byteLength
-      ? model.bytes : model.bytes.slice();
+    // Each engine start copies these bytes into its Worker, so they are kept for restarts: a
+    // private copy of bytes the caller gave (which the caller may change or transfer later), and
+    // exactly the model, not a larger buffer it may be a view of.
+    const whole = model.bytes.byteOffset === 0 && model.bytes.byteLength === model.bytes.buffer.byteLength;
+    const bytes = model.source === 'memory' || !whole ? model.bytes.slice() : model.bytes;
     progress({ phase: 'starting', variant: choice.variant, threads: choice.threads });
     const host = new EngineHost({ glueUrl: files.glue, wasmModule, model: bytes, threads: choice.threads, variant: choice.variant,
       backend: choice.backend }, env.worker);
