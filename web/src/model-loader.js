@@ -90,7 +90,7 @@ export async function loadModel(request, env) {
     throw new TypeError(`Translator.create: option 'model' must be a URL, a path, an ArrayBuffer/Uint8Array or a registry entry`);
   }
 
-  const url = resolveUrl(model);
+  const url = await resolveUrl(model);
   if (url.protocol === 'file:') {
     const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
     let bytes;
@@ -136,11 +136,12 @@ export async function loadModel(request, env) {
   return done(bytes, { source: 'network', url: url.href, sha256: actual });
 }
 
-function resolveUrl(model) {
+async function resolveUrl(model) {
   if (model instanceof URL) return model;
-  if (isNode() && !/^[a-z][a-z0-9+.-]*:/i.test(model)) {
-    // A path in Node: relative to the working directory.
-    return new URL(`file://${encodeURI(pathResolve(model))}`);
+  if (isNode() && !/^[a-z][a-z0-9+.-]+:/i.test(model)) {
+    // A path in Node (relative to the working directory).
+    const { pathToFileURL } = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:url');
+    return pathToFileURL(model);
   }
   const base = globalThis.document?.baseURI ?? globalThis.location?.href;
   try {
@@ -148,11 +149,6 @@ function resolveUrl(model) {
   } catch {
     throw new TypeError(`Translator.create: the model URL ${JSON.stringify(model)} is not a valid URL`);
   }
-}
-
-function pathResolve(p) {
-  if (p.startsWith('/')) return p;
-  return `${process.cwd().replace(/\/$/, '')}/${p}`;
 }
 
 async function verify(bytes, sha256, size, what) {
