@@ -36,7 +36,7 @@ test('registry: trained models first-class, fixtures only as a stand-in', async 
       copyFileSync(fixturePath(name), path.join(root, 'tests', 'fixtures', name, 'model.tfm'));
     }
     const out = path.join(root, 'web', 'demo', 'registry.json');
-    let r = buildRegistry({ root, out });
+    let r = buildRegistry({ root, out }).registry;
     assert.deepEqual(r.models.map((m) => [m.id, m.from, m.to, m.test, m.url]), [
       ['fixture-marian', 'de', 'en', true, '../../tests/fixtures/marian/model.tfm'],
       ['fixture-tutorial', 'de', 'en', true, '../../tests/fixtures/tutorial/model.tfm'],
@@ -49,7 +49,7 @@ test('registry: trained models first-class, fixtures only as a stand-in', async 
     writeFileSync(path.join(dir, 'model.tfm'), model);
     writeFileSync(path.join(dir, 'README.md'), '# tiny.deen\n');
     mkdirSync(path.join(root, 'models', 'work', 'x'), { recursive: true });  // no model.tfm: ignored
-    r = buildRegistry({ root, out });
+    r = buildRegistry({ root, out }).registry;
     assert.equal(r.models.length, 1);
     const [m] = r.models;
     assert.deepEqual([m.id, m.from, m.to, m.test, m.url, m.readme], ['tiny.deen', 'de', 'en', false, '../../models/tiny.deen/model.tfm', '../../models/tiny.deen/README.md']);
@@ -57,7 +57,7 @@ test('registry: trained models first-class, fixtures only as a stand-in', async 
     assert.equal(m.sha256, createHash('sha256').update(model).digest('hex'));
     assert.equal(m.config.d_model, 32);
     assert.equal(readTfmHeader(path.join(dir, 'model.tfm')).metadata.source_language, 'de');
-    assert.equal(buildRegistry({ root, out, fixtures: 'always' }).models.length, 3);
+    assert.equal(buildRegistry({ root, out, fixtures: 'always' }).registry.models.length, 3);
     assert.throws(() => buildRegistry({ root, out, fixtures: 'sometimes' }), /--fixtures must be auto, always or never/);
 
     // The entry is usable as is: the package checks its hash and the engine loads the model.
@@ -69,9 +69,16 @@ test('registry: trained models first-class, fixtures only as a stand-in', async 
     assert.equal(t.info.model.sha256, m.sha256);
     t.dispose();
 
-    // A model without languages in its metadata cannot be listed.
+    // A model without languages in its metadata, or not a model at all, is left out with the
+    // reason; the others are still listed (here: the fixtures stand in again).
     writeFileSync(path.join(dir, 'model.tfm'), readFileSync(fixturePath('marian')));
-    assert.throws(() => buildRegistry({ root, out }), /names no source_language\/target_language/);
+    mkdirSync(path.join(root, 'models', 'broken'));
+    writeFileSync(path.join(root, 'models', 'broken', 'model.tfm'), 'not a model');
+    const { registry: left, skipped } = buildRegistry({ root, out });
+    assert.deepEqual(left.models.map((x) => x.id), ['fixture-marian', 'fixture-tutorial']);
+    assert.equal(skipped.length, 2);
+    assert.match(skipped[0], /broken\/model\.tfm is not a \.tfm model \(bad magic\)/);
+    assert.match(skipped[1], /tiny\.deen\/model\.tfm: the metadata names no source_language\/target_language/);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -68,23 +68,36 @@ function entry(dir, outDir, { test }) {
   };
 }
 
-/** @param {{out?: string, fixtures?: 'auto'|'always'|'never', root?: string}} options */
+/**
+ * @param {{out?: string, fixtures?: 'auto'|'always'|'never', root?: string}} options
+ * @returns {{registry: object, skipped: string[]}} the registry, and why models were left out
+ */
 export function buildRegistry({ out = defaultOut, fixtures = 'auto', root = repoRoot } = {}) {
   if (!['auto', 'always', 'never'].includes(fixtures)) throw new Error(`--fixtures must be auto, always or never (got ${fixtures})`);
   const outDir = path.dirname(path.resolve(out));
-  const models = modelDirs(path.join(root, 'models')).map((d) => entry(d, outDir, { test: false }));
+  const skipped = [];
+  const entries = (dirs, test) => dirs.flatMap((d) => {
+    try {
+      return [entry(d, outDir, { test })];
+    } catch (e) {
+      skipped.push(e.message);  // one unreadable model does not take the others down
+      return [];
+    }
+  });
+  const models = entries(modelDirs(path.join(root, 'models')), false);
   if (fixtures === 'always' || (fixtures === 'auto' && models.length === 0)) {
-    models.push(...modelDirs(path.join(root, 'tests', 'fixtures')).map((d) => entry(d, outDir, { test: true })));
+    models.push(...entries(modelDirs(path.join(root, 'tests', 'fixtures')), true));
   }
-  return { format: 'tformer-registry', version: 1, models };
+  return { registry: { format: 'tformer-registry', version: 1, models }, skipped };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const opt = (name, fallback) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : fallback; };
   const out = path.resolve(opt('--out', defaultOut));
-  const registry = buildRegistry({ out, fixtures: opt('--fixtures', 'auto') });
+  const { registry, skipped } = buildRegistry({ out, fixtures: opt('--fixtures', 'auto') });
   writeFileSync(out, JSON.stringify(registry, null, 2) + '\n');
   console.log(`${path.relative(process.cwd(), out)}: ${registry.models.length} models`);
+  for (const why of skipped) console.log(`  left out: ${why}`);
   for (const m of registry.models) console.log(`  ${m.id}  ${m.from}->${m.to}  ${m.size} bytes  ${m.sha256.slice(0, 16)}...  ${m.url}`);
 }

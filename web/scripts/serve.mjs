@@ -40,7 +40,7 @@ function allowed(rel) {
  * @returns {Promise<{url: string, server: http.Server, requests: Map<string, number>, registry: object, close: () => Promise<void>}>}
  */
 export async function startServer({ port = 8080, host = '127.0.0.1', isolation = true, fixtures = 'auto', quiet = false } = {}) {
-  const registry = buildRegistry({ out: path.join(repoRoot, 'web', 'demo', 'registry.json'), fixtures });
+  const { registry, skipped } = buildRegistry({ out: path.join(repoRoot, 'web', 'demo', 'registry.json'), fixtures });
   const registryBody = JSON.stringify(registry, null, 2);
   const requests = new Map();  // path -> count, for tests (e.g. that a second visit downloads no model)
 
@@ -101,6 +101,7 @@ export async function startServer({ port = 8080, host = '127.0.0.1', isolation =
     console.log(isolation ? '  COOP/COEP on: cross-origin isolated, threaded build'
       : '  COOP/COEP off (--no-isolation): single-threaded build');
     for (const m of registry.models) console.log(`  model ${m.id} (${m.from} -> ${m.to}, ${(m.size / 1048576).toFixed(1)} MiB)${m.test ? ' [test model]' : ''}`);
+    for (const why of skipped) console.log(`  left out: ${why}`);
     if (registry.models.length === 0) console.log('  no models found (models/*/model.tfm or tests/fixtures/*/model.tfm)');
   }
   return {
