@@ -32,9 +32,15 @@ export function drawHeatmap(container, alignment) {
     return;
   }
   const cell = 22;
+  // The colour scale spans the matrix's smallest to largest weight, as the tutorials' plots
+  // (matshow) do: with long sentences every weight is small and absolute shading would be white.
+  let min = Infinity, max = -Infinity;
+  for (const w of weights) { min = Math.min(min, w); max = Math.max(max, w); }
+  const span = max - min;
   const left = Math.ceil(Math.max(...tgt.map((p) => p.length)) * charWidth) + 12;
   const top = Math.ceil(Math.max(...src.map((p) => p.length)) * charWidth * 0.75) + 16;  // labels at -50 degrees
-  const width = Math.max(left + src.length * cell + 8, 230), height = top + tgt.length * cell + 20;
+  const legend = `lightest ${min.toFixed(2)}, darkest ${max.toFixed(2)}; each row sums to 1`;
+  const width = Math.max(left + src.length * cell + 8, legend.length * 6 + 8), height = top + tgt.length * cell + 20;
   const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img',
     'aria-label': `attention between ${tgt.length} target and ${src.length} source pieces` });
 
@@ -45,22 +51,18 @@ export function drawHeatmap(container, alignment) {
   tgt.forEach((piece, r) => {
     svg.append(el('text', { x: left - 6, y: top + r * cell + cell / 2 + 4, 'text-anchor': 'end', class: 'target-piece' }, piece));
   });
-  // Shade relative to the largest weight, as the tutorials' plots scale their colour map: with
-  // long sentences every weight is small, and absolute shading would be near white.
-  let max = 0;
-  for (const w of weights) max = Math.max(max, w);
   const cells = el('g');
   for (let r = 0; r < tgt.length; r++) {
     for (let c = 0; c < src.length; c++) {
       const w = weights[r * src.length + c];
       const rect = el('rect', { x: left + c * cell, y: top + r * cell, width: cell, height: cell, class: 'cell',
-        'fill-opacity': Math.max(0.03, max > 0 ? w / max : 0).toFixed(3), 'data-weight': w.toFixed(4) });
+        'fill-opacity': (0.04 + 0.96 * (span > 0 ? (w - min) / span : 1)).toFixed(3), 'data-weight': w.toFixed(4) });
       rect.append(el('title', {}, `${tgt[r]} \u2190 ${src[c]}: ${w.toFixed(3)}`));
       cells.append(rect);
     }
   }
   svg.append(cells);
-  svg.append(el('text', { x: left, y: height - 4, class: 'legend' }, `darkest cell: weight ${max.toFixed(2)}; each row sums to 1`));
+  svg.append(el('text', { x: 4, y: height - 4, class: 'legend' }, legend));
   container.append(svg);
   container.dataset.cells = String(src.length * tgt.length);
 }
