@@ -85,6 +85,7 @@ export class EngineHost {
     await this.ready;
     if (this.pending) throw new Error('EngineHost.translate: a translation is already running');
     const worker = this.worker;
+    if (!worker) throw new EngineStoppedError('the translation engine stopped before the request could start');
     const id = this.nextId++;
     worker.ref();
     try {
