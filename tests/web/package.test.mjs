@@ -365,3 +365,13 @@ test('the model bytes given are copied: the caller may reuse its buffer, restart
   assert.equal((await t.translate('Die Katze schläft.')).text, golden('marian').sentences[2].greedy.text);
   assert.equal(t.info.restarts, 1);
 });
+
+test('a Worker that dies under a translation fails that request; the next one gets a fresh engine', async () => {
+  const t = await create({ model: fixturePath('marian'), variant: 'single' });
+  const long = t.translate('Hund Katze spielen im Schnee. '.repeat(3000));
+  const queued = t.translate('Die Katze schläft.');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  t.host.worker.terminate();  // as if the engine ran out of memory: the thread is gone
+  await assert.rejects(long, { name: 'EngineStoppedError', message: /the translation engine stopped: its worker thread exited/ });
+  assert.equal((await queued).text, golden('marian').sentences[2].greedy.text);
+});
