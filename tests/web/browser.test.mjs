@@ -107,6 +107,17 @@ for (const isolation of [true, false]) {
       assert.ok(Math.abs(heat.rowSum - 1) < 0.01, `a row sums to ${heat.rowSum}`);
       await page.screenshot({ path: path.join(shots, `demo-${mode}.png`), fullPage: true });
 
+      // Another direction/model from the selector: the old translator goes, the new one answers.
+      const other = server.registry.models.find((m) => m.id !== entry.id);
+      if (other) {
+        await page.selectOption('#direction', other.id);
+        await page.waitForFunction((id) => window.translatorInfo?.model.name === id && document.body.dataset.state === 'done',
+          other.id, { timeout: 120_000 });
+        const shown = await page.evaluate(() => ({ source: document.getElementById('output').dataset.source, text: document.getElementById('output').textContent }));
+        assert.equal(shown.text, nativeTranslation(path.resolve(webDir, 'demo', other.url), shown.source), `translation with ${other.id}`);
+        assert.match(page.url(), new RegExp(`[?&]model=${other.id.replace('.', '\\.')}`));
+      }
+
       // In the page, through the package: a long translation does not block the main thread,
       // and aborting it while it runs stops it and restarts the engine.
       const inPage = await page.evaluate(async () => {
