@@ -53,6 +53,13 @@ function transferables(results) {
 async function connect() {
   if (typeof process === 'object' && process.versions?.node) {
     const { parentPort } = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:worker_threads');
+    if (typeof navigator === 'undefined') {
+      // The threaded build sizes its pool of workers as min(8, navigator.hardwareConcurrency),
+      // else 8; Node < 21 has no navigator, and starting 8 workers on a 2-core machine costs
+      // seconds. This thread is the engine's own: tell it the real core count.
+      const os = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:os');
+      globalThis.navigator = { hardwareConcurrency: os.availableParallelism?.() ?? os.cpus().length };
+    }
     if (parentPort) {
       return {
         onMessage: (handler) => parentPort.on('message', handler),
