@@ -1,0 +1,213 @@
+// The demo page end to end in headless Chromium (npm playwright-core driving Debian's chromium):
+// open it, wait for the model, type a sentence, compare the translation with the native CLI's,
+// check the alignment heat map, take screenshots; once served with COOP/COEP (threaded build)
+// and once without (single-threaded fallback). Also: a second visit downloads no model, the page
+// works offline after the first visit, a damaged cached model is refused and downloaded again,
+// the main thread keeps running during a long translation,
+// and aborting a running translation in the browser stops it (Worker replaced).
+// Screenshots go to build-web/screenshots/ (git-ignored).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { repoRoot, webDir, nativeCli, requireDist } from './helpers.mjs';
+import { startServer } from '../../web/scripts/serve.mjs';
+
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const SENTENCE = process.env.TFORMER_E2E_SENTENCE || 'Ein Mann fährt Fahrrad.';
+const shots = path.join(repoRoot, 'build-web', 'screenshots');
+let chromium = null;
+try {
+  ({ chromium } = createRequire(path.join(webDir, 'package.json'))('playwright-core'));
+} catch { /* reported below */ }
+// Missing tools fail the suite rather than skip it: .ci/run installs them.
+const problems = [
+  !existsSync(CHROMIUM) && `no ${CHROMIUM} (apt-get install chromium)`,
+  !chromium && 'npm playwright-core is not installed in web/node_modules (npm ci in web/)',
+  !existsSync(nativeCli) && `no native CLI at ${nativeCli} (cmake --build build)`,
+].filter(Boolean);
+
+function nativeTranslation(modelFile, text) {
+  return execFileSync(nativeCli, ['translate', '-m', modelFile], { input: `${text}\n`, encoding: 'utf8' }).replace(/\n$/, '');
+}
+
+const modelRequests = (requests) => [...requests].filter(([p]) => p.endsWith('.tfm')).reduce((n, [, c]) => n + c, 0);
+
+async function waitForState(page, state, timeout = 120_000) {
+  await page.waitForFunction((s) => document.body.dataset.state === s || document.body.dataset.state === 'error',
+    state, { timeout });
+  const now = await page.evaluate(() => ({ state: document.body.dataset.state, error: document.getElementById('error').textContent }));
+  assert.equal(now.state, state, `page state (error shown: ${now.error})`);
+}
+
+for (const isolation of [true, false]) {
+  const mode = isolation ? 'threaded' : 'single';
+  test(`demo in Chromium, ${isolation ? 'with' : 'without'} COOP/COEP: ${mode} build`, { timeout: 600_000 }, async (t) => {
+    assert.deepEqual(problems, [], problems.join('; '));
+    requireDist();
+    mkdirSync(shots, { recursive: true });
+    const server = await startServer({ port: 0, isolation, quiet: true });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--headless=new', '--disable-background-networking', '--disable-component-update',
+        '--disable-sync', '--no-first-run'],
+    });
+    try {
+      const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+      const page = await context.newPage();
+      const consoleErrors = [];
+      page.on('pageerror', (e) => consoleErrors.push(e.message));
+      page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+
+      // First visit: the model downloads with progress, the example sentence is translated.
+      const opened = Date.now();
+      await page.goto(server.url);
+      await waitForState(page, 'done');
+      const firstVisitMs = Date.now() - opened;
+      const info = await page.evaluate(() => window.translatorInfo);
+      assert.equal(info.variant, mode);
+      assert.equal(info.crossOriginIsolated, isolation);
+      assert.equal(info.backend, 'wasm');
+      assert.equal(info.threads, isolation ? Math.min(4, await page.evaluate(() => navigator.hardwareConcurrency)) : 1);
+      assert.equal(info.load.fromCache, false);
+      assert.equal(modelRequests(server.requests), 1, 'the model was downloaded once');
+      const engineText = await page.textContent('#engine');
+      assert.match(engineText, new RegExp(`backend: wasm \\(xnnpack\\), ${isolation ? 'threaded' : 'single-threaded'} build`));
+
+      // Type a sentence (key by key: the debounce cancels stale requests); compare with the CLI.
+      const entry = server.registry.models.find((m) => m.id === info.model.name) ?? server.registry.models[0];
+      const modelFile = path.resolve(webDir, 'demo', entry.url);
+      await page.fill('#source', '');
+      await page.locator('#source').pressSequentially(SENTENCE, { delay: 25 });
+      await page.waitForFunction((s) => document.getElementById('output').dataset.source === s && document.body.dataset.state === 'done',
+        SENTENCE, { timeout: 60_000 });
+      const output = await page.textContent('#output');
+      const native = nativeTranslation(modelFile, SENTENCE);
+      assert.equal(output, native, 'the page translates exactly as the native CLI');
+      const timing = await page.textContent('#timing');
+      t.diagnostic(`model ${entry.id}: "${SENTENCE}" -> "${output}"`);
+
+      // The heat map: one cell per (target piece, source piece), with varying weights.
+      const heat = await page.evaluate(() => {
+        const cells = [...document.querySelectorAll('#heatmap rect.cell')];
+        return {
+          cells: cells.length,
+          rows: document.querySelectorAll('#heatmap text.target-piece').length,
+          cols: document.querySelectorAll('#heatmap text.source-piece').length,
+          distinct: new Set(cells.map((c) => c.getAttribute('fill-opacity'))).size,
+          rowSum: cells.slice(0, document.querySelectorAll('#heatmap text.source-piece').length)
+            .reduce((s, c) => s + Number(c.dataset.weight), 0),
+        };
+      });
+      assert.ok(heat.rows > 0 && heat.cols > 0, `heat map ${heat.rows} x ${heat.cols}`);
+      assert.equal(heat.cells, heat.rows * heat.cols);
+      assert.ok(heat.distinct > 1, 'cells are shaded by weight');
+      assert.ok(Math.abs(heat.rowSum - 1) < 0.01, `a row sums to ${heat.rowSum}`);
+      await page.screenshot({ path: path.join(shots, `demo-${mode}.png`), fullPage: true });
+
+      // Another direction/model from the selector: the old translator goes, the new one answers.
+      const other = server.registry.models.find((m) => m.id !== entry.id);
+      if (other) {
+        await page.selectOption('#direction', other.id);
+        await page.waitForFunction((id) => window.translatorInfo?.model.name === id && document.body.dataset.state === 'done',
+          other.id, { timeout: 120_000 });
+        const shown = await page.evaluate(() => ({ source: document.getElementById('output').dataset.source, text: document.getElementById('output').textContent }));
+        assert.equal(shown.text, nativeTranslation(path.resolve(webDir, 'demo', other.url), shown.source), `translation with ${other.id}`);
+        assert.match(page.url(), new RegExp(`[?&]model=${other.id.replace('.', '\\.')}`));
+      }
+
+      // In the page, through the package: a long translation does not block the main thread,
+      // and aborting it while it runs stops it and restarts the engine.
+      const inPage = await page.evaluate(async () => {
+        const { Translator } = await import(new URL('../src/index.js', location.href).href);
+        // The small test model whatever the registry lists: the point is the timing of an abort.
+        const tr = await Translator.create({ model: new URL('../../tests/fixtures/marian/model.tfm', location.href).href, cache: false });
+        const long = 'Hund Katze spielen im Schnee. '.repeat(1500);
+        let ticks = 0, maxGap = 0, last = performance.now();
+        const timer = setInterval(() => { const now = performance.now(); maxGap = Math.max(maxGap, now - last); last = now; ticks++; }, 10);
+        const t0 = performance.now();
+        await tr.translate(long);
+        const fullMs = performance.now() - t0;
+        clearInterval(timer);
+        const controller = new AbortController();
+        const t1 = performance.now();
+        const running = tr.translate(long, { signal: controller.signal });
+        setTimeout(() => controller.abort(), 50);
+        let aborted = null;
+        try { await running; } catch (e) { aborted = e.name; }
+        const abortMs = performance.now() - t1;
+        const after = await tr.translate('Warum?');
+        const restarts = tr.info.restarts;
+        tr.dispose();
+        return { fullMs, ticks, maxGap, aborted, abortMs, restarts, after: after.text, variant: tr.info.variant };
+      });
+      assert.equal(inPage.variant, mode);
+      assert.ok(inPage.ticks > inPage.fullMs / 40, `main thread ticked ${inPage.ticks} times in ${inPage.fullMs.toFixed(0)} ms`);
+      assert.ok(inPage.maxGap < 250, `longest main-thread gap ${inPage.maxGap.toFixed(0)} ms during a translation`);
+      assert.equal(inPage.aborted, 'AbortError');
+      assert.ok(inPage.abortMs < inPage.fullMs * 0.75, `abort after ${inPage.abortMs.toFixed(0)} ms, full run ${inPage.fullMs.toFixed(0)} ms`);
+      assert.equal(inPage.restarts, 1);
+      assert.equal(inPage.after, nativeTranslation(path.join(repoRoot, 'tests', 'fixtures', 'marian', 'model.tfm'), 'Warum?'));
+
+      // Second visit: the model comes from the Cache API, no download.
+      const before = modelRequests(server.requests);
+      const again = await context.newPage();
+      const reopened = Date.now();
+      await again.goto(server.url);
+      await waitForState(again, 'done');
+      const secondVisitMs = Date.now() - reopened;
+      const info2 = await again.evaluate(() => window.translatorInfo);
+      assert.equal(info2.load.fromCache, true);
+      assert.equal(modelRequests(server.requests), before, 'no model request on the second visit');
+
+      // A damaged copy in the Cache API is refused (sha256 from the registry) and fetched again.
+      const damaged = await again.evaluate(async () => {
+        const cache = await caches.open('tformer-models-v1');
+        const [request] = await cache.keys();
+        const response = await cache.match(request);
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        bytes[bytes.length - 1] ^= 0xff;
+        await cache.put(request, new Response(bytes, { headers: response.headers }));
+        return request.url;
+      });
+      assert.match(damaged, /\.tfm$/);
+      const third = await context.newPage();
+      await third.goto(server.url);
+      await waitForState(third, 'done');
+      assert.equal(modelRequests(server.requests), before + 1, 'the damaged model was downloaded again');
+      assert.match(await third.textContent('#warnings'), /did not match its sha256 .* it was deleted and the model downloaded again/);
+      assert.equal(await third.evaluate(() => window.translatorInfo.load.fromCache), false);
+
+      // Offline after the first visit: the service worker has the page, the cache the model.
+      await context.setOffline(true);
+      const offline = await context.newPage();
+      await offline.goto(server.url);
+      await waitForState(offline, 'done');
+      await offline.fill('#source', SENTENCE);
+      await offline.waitForFunction((s) => document.getElementById('output').dataset.source === s && document.body.dataset.state === 'done', SENTENCE);
+      assert.equal(await offline.textContent('#output'), native, 'offline translation');
+      await context.setOffline(false);
+
+      // Phone-sized window: nothing wider than the screen.
+      const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+      const small = await phone.newPage();
+      await small.goto(server.url);
+      await waitForState(small, 'done');
+      const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `page is ${overflow}px wider than a phone screen`);
+      await small.screenshot({ path: path.join(shots, `demo-${mode}-phone.png`), fullPage: true });
+      await phone.close();
+
+      assert.deepEqual(consoleErrors.filter((e) => !/ERR_INTERNET_DISCONNECTED|Failed to load resource/.test(e)), []);
+      t.diagnostic(`${mode}: first visit ready in ${firstVisitMs} ms (engine ${info.load.totalMs} ms: model ${info.load.modelMs} ms, ` +
+        `instantiate ${info.load.instantiateMs} ms, model into engine ${info.load.engineMs} ms), second visit ${secondVisitMs} ms ` +
+        `(engine ${info2.load.totalMs} ms); "${SENTENCE}": ${timing}; 1500-sentence paragraph ${inPage.fullMs.toFixed(0)} ms, ` +
+        `abort ${inPage.abortMs.toFixed(0)} ms; screenshots ${path.relative(repoRoot, shots)}/demo-${mode}{,-phone}.png`);
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  });
+}

@@ -1,0 +1,49 @@
+// Shared by the tests of the npm package (tests/web/*.test.mjs).
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const webDir = path.join(repoRoot, 'web');
+export const nativeCli = process.env.TFORMER_NATIVE_CLI || path.join(repoRoot, 'build', 'tformer');
+
+export function fixturePath(name, file = 'model.tfm') {
+  return path.join(repoRoot, 'tests', 'fixtures', name, file);
+}
+
+export function fixtureBytes(name) {
+  return new Uint8Array(readFileSync(fixturePath(name)));
+}
+
+export function golden(name) {
+  return JSON.parse(readFileSync(fixturePath(name, 'golden.json'), 'utf8'));
+}
+
+// The package runs from web/src with the wasm builds in web/dist (`npm run build` in web/).
+export function requireDist() {
+  const missing = ['tformer-mt.mjs', 'tformer-mt.wasm', 'tformer-st.mjs', 'tformer-st.wasm']
+    .filter((f) => !existsSync(path.join(webDir, 'dist', f)));
+  if (missing.length) throw new Error(`web/dist lacks ${missing.join(', ')}: run \`npm run build\` in web/ after the wasm build`);
+}
+
+export async function importPackage() {
+  requireDist();
+  return import(path.join(webDir, 'src', 'index.js'));
+}
+
+// A cache with the Cache API's match/put/delete (Node has no Cache API).
+export class MemoryCache {
+  constructor() {
+    this.entries = new Map();
+  }
+  async match(key) {
+    const stored = this.entries.get(String(key));
+    return stored ? new Response(stored.body.slice(), { headers: stored.headers }) : undefined;
+  }
+  async put(key, response) {
+    this.entries.set(String(key), { body: new Uint8Array(await response.arrayBuffer()), headers: [...response.headers] });
+  }
+  async delete(key) {
+    return this.entries.delete(String(key));
+  }
+}

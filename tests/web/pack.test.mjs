@@ -1,0 +1,53 @@
+// `npm pack` makes a tarball that installs into an empty folder and translates there, in Node,
+// as a user's project would use it (import 'tformer-wasm').
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { webDir, fixturePath, golden, requireDist } from './helpers.mjs';
+
+test('npm pack: the tarball installs into an empty folder and translates', { timeout: 300_000 }, (t) => {
+  requireDist();
+  const scratch = mkdtempSync(path.join(tmpdir(), 'tformer-pack-'));
+  try {
+    const npm = (args, cwd) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8' });
+    const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', scratch], webDir));
+    const files = packed.files.map((f) => f.path).sort();
+    for (const f of ['package.json', 'README.md', 'types/index.d.ts', 'src/index.js', 'src/worker.js', 'dist/package.json',
+      'dist/tformer-mt.mjs', 'dist/tformer-mt.wasm', 'dist/tformer-mt.worker.js', 'dist/tformer-st.mjs', 'dist/tformer-st.wasm']) {
+      assert.ok(files.includes(f), `the tarball has ${f}`);
+    }
+    assert.ok(!files.some((f) => /^(demo|scripts|node_modules)\//.test(f)), `only the package ships: ${files.join(' ')}`);
+    t.diagnostic(`${packed.filename}: ${files.length} files, ${(packed.size / 1048576).toFixed(2)} MiB packed, ` +
+      `${(packed.unpackedSize / 1048576).toFixed(2)} MiB unpacked`);
+
+    const app = path.join(scratch, 'app');
+    execFileSync('mkdir', [app]);
+    writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+    npm(['install', '--offline', path.join(scratch, packed.filename)], app);
+    const g = golden('marian');
+    writeFileSync(path.join(app, 'main.js'), `
+      import { Translator } from 'tformer-wasm';
+      const model = process.argv[2];
+      for (const variant of ['threaded', 'single']) {
+        const t = await Translator.create({ model, variant });
+        const r = await t.translate(${JSON.stringify(g.sentences.map((s) => s.text))}, { alignment: true });
+        console.log(JSON.stringify({ variant: t.info.variant, files: t.info.files, texts: r.map((x) => x.text), tokens: r.map((x) => Array.from(x.tokens)) }));
+        t.dispose();
+      }
+    `);
+    const lines = execFileSync('node', ['main.js', fixturePath('marian')], { cwd: app, encoding: 'utf8' }).trim().split('\n').map(JSON.parse);
+    assert.deepEqual(lines.map((l) => l.variant), ['threaded', 'single']);
+    for (const l of lines) {
+      assert.ok(l.files.wasm.includes(`${path.sep}node_modules${path.sep}tformer-wasm${path.sep}dist${path.sep}`), l.files.wasm);
+      assert.deepEqual(l.texts, g.sentences.map((s) => s.greedy.text));
+      assert.deepEqual(l.tokens, g.sentences.map((s) => s.greedy.tokens));
+    }
+    const installed = JSON.parse(readFileSync(path.join(app, 'node_modules', 'tformer-wasm', 'package.json'), 'utf8'));
+    assert.equal(installed.types, './types/index.d.ts');
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,39 @@
+// Type-checked against web/types/index.d.ts (tests/web/types.test.mjs runs tsc --noEmit): the
+// README's uses of the API must compile, and misuses must not (the @ts-expect-error lines).
+import { Translator, loadRegistry, findModels, ModelLoadError, type Translation, type TranslatorInfo, type ProgressEvent } from 'tformer-wasm';
+
+export async function example(): Promise<string> {
+  const registry = await loadRegistry('registry.json');
+  const [entry] = findModels(registry, { from: 'de', to: 'en' });
+  const t = await Translator.create({
+    model: entry,
+    threads: 2,
+    backend: 'auto',
+    cache: true,
+    onProgress: (e: ProgressEvent) => {
+      if (e.phase === 'download') console.log(e.loaded / (e.total || 1));
+    },
+  });
+  const info: TranslatorInfo = t.info;
+  const variant: 'threaded' | 'single' = info.variant;
+  const one: Translation = await t.translate('Hallo Welt.', { beam: 4, alignment: true, signal: new AbortController().signal });
+  const many: Translation[] = await t.translate(['a', 'b']);
+  const weights: Float32Array | undefined = one.alignment?.weights;
+  const pieces: string[] = one.sentences[0].targetPieces;
+  const ms: number = one.timings.translateMs;
+  t.dispose();
+  try {
+    await Translator.create({ model: new Uint8Array(8), sha256: 'x' });
+  } catch (e) {
+    if (e instanceof ModelLoadError) return e.message;
+  }
+  // @ts-expect-error: the model is required
+  await Translator.create({ threads: 2 });
+  // @ts-expect-error: no such backend
+  await Translator.create({ model: 'm.tfm', backend: 'cuda' });
+  // @ts-expect-error: beam is a number
+  await t.translate('x', { beam: '4' });
+  // @ts-expect-error: unknown option
+  await t.translate('x', { beamSize: 4 });
+  return `${variant} ${many.length} ${weights?.length} ${pieces.length} ${ms}`;
+}

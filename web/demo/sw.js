@@ -1,0 +1,48 @@
+// The demo's service worker: keeps the page's own files (HTML, JS, CSS, the wasm builds) so
+// that the demo opens with no network after one visit. Network first, so an online visit always
+// gets current files; the cache answers when the network cannot. Models are not handled here:
+// tformer-wasm keeps them in the Cache API itself, checked against their sha256.
+// Registered with scope /web/ (the page, the package's Worker in ../src and the wasm in ../dist);
+// a scope above the script's folder needs the Service-Worker-Allowed header (scripts/serve.mjs).
+const CACHE = 'tformer-demo-v1';
+const PRECACHE = [
+  './', 'demo.js', 'demo.css', 'heatmap.js', 'registry.json',
+  '../src/index.js', '../src/translator.js', '../src/environment.js', '../src/select.js', '../src/options.js',
+  '../src/model-loader.js', '../src/registry.js', '../src/wasm-files.js', '../src/engine-host.js',
+  '../src/request-queue.js', '../src/worker.js', '../src/engine.js',
+  '../dist/tformer-mt.mjs', '../dist/tformer-mt.wasm', '../dist/tformer-mt.worker.js',
+  '../dist/tformer-st.mjs', '../dist/tformer-st.wasm',
+];
+
+self.addEventListener('install', (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
+    await cache.addAll(PRECACHE.map((p) => new URL(p, self.location.href).href));
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    for (const name of await caches.keys()) if (name.startsWith('tformer-demo-') && name !== CACHE) await caches.delete(name);
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request;
+  const url = new URL(request.url);
+  if (request.method !== 'GET' || url.origin !== self.location.origin || url.pathname.endsWith('.tfm')) return;
+  event.respondWith((async () => {
+    const cache = await caches.open(CACHE);
+    try {
+      const response = await fetch(request);
+      if (response.ok) await cache.put(request, response.clone());
+      return response;
+    } catch (e) {
+      const cached = await cache.match(request, { ignoreSearch: true });
+      if (cached) return cached;
+      throw e;
+    }
+  })());
+});

@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// Copies the wasm builds into web/dist/, where the package (src/wasm-files.js, `files`,
+// `exports`) finds them. They are outputs of the Emscripten build of the repository:
+//   emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release && cmake --build build-wasm -j2
+//
+//   node scripts/build.mjs              copy (from ../build-wasm/wasm, or $TFORMER_WASM_DIR)
+//   node scripts/build.mjs --if-needed  copy only what is missing or older than the build; with
+//                                       neither a build nor dist/, run the wasm build first
+//                                       (what `npm run demo` does on a fresh clone)
+//   node scripts/build.mjs --check      only check that dist/ is complete (npm pack runs this)
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const from = process.env.TFORMER_WASM_DIR || path.resolve(web, '..', 'build-wasm', 'wasm');
+const dist = path.join(web, 'dist');
+export const FILES = ['tformer-mt.mjs', 'tformer-mt.wasm', 'tformer-mt.worker.js', 'tformer-st.mjs', 'tformer-st.wasm'];
+
+// The Emscripten build of the wasm modules only (the tests are left to `cmake --build build-wasm`).
+function buildWasm() {
+  const root = path.resolve(web, '..');
+  const jobs = String(Math.min(2, availableParallelism?.() ?? 2));
+  console.log('No wasm build yet: building it (the first time this also builds XNNPACK for wasm: 10-20 minutes on 2 cores).');
+  try {
+    execFileSync('emcmake', ['cmake', '-S', root, '-B', path.join(root, 'build-wasm'), '-DCMAKE_BUILD_TYPE=Release'], { stdio: 'inherit' });
+    execFileSync('cmake', ['--build', path.join(root, 'build-wasm'), '-j', jobs, '--target', 'tformer-mt', 'tformer-st'], { stdio: 'inherit' });
+  } catch (e) {
+    console.error(e.code === 'ENOENT' ? 'emcmake not found: apt-get install emscripten (see the top README)' : `the wasm build failed: ${e.message}`);
+    return false;
+  }
+  return true;
+}
+
+/** @returns {number} the exit status */
+export function main(mode) {
+  if (!['copy', '--if-needed', '--check'].includes(mode)) {
+    console.error('usage: node scripts/build.mjs [--if-needed | --check]');
+    return 2;
+  }
+
+  const missingIn = (dir) => FILES.filter((f) => !existsSync(path.join(dir, f)));
+
+  if (mode === '--check') {
+    const missing = missingIn(dist);
+    if (missing.length) {
+      console.error(`web/dist is missing ${missing.join(', ')}: run \`npm run build\` (after building build-wasm)`);
+      return 1;
+    }
+    return 0;
+  }
+
+  let missing = missingIn(from);
+  if (missing.length && mode === '--if-needed') {
+    if (missingIn(dist).length === 0) {
+      console.log(`web/dist: using the files already there (${from} has no build)`);
+      return 0;
+    }
+    if (!process.env.TFORMER_WASM_DIR) {
+      if (!buildWasm()) return 1;
+      missing = missingIn(from);
+    }
+  }
+  if (missing.length) {
+    console.error(`${from} lacks ${missing.join(', ')}. Build the wasm modules first:\n` +
+      '  emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release && cmake --build build-wasm -j2\n' +
+      '(or set TFORMER_WASM_DIR to a folder holding them)');
+    return 1;
+  }
+
+  mkdirSync(dist, { recursive: true });
+  let copied = 0;
+  for (const f of FILES) {
+    const src = path.join(from, f), dst = path.join(dist, f);
+    if (mode === '--if-needed' && existsSync(dst) && statSync(dst).mtimeMs >= statSync(src).mtimeMs) continue;
+    copyFileSync(src, dst);
+    copied++;
+  }
+  // Emscripten's pthread worker script is CommonJS for Node; the package itself is ES modules.
+  writeFileSync(path.join(dist, 'package.json'), '{ "type": "commonjs" }\n');
+  const size = FILES.reduce((n, f) => n + statSync(path.join(dist, f)).size, 0);
+  console.log(copied ? `web/dist: ${copied} of ${FILES.length} files copied from ${path.relative(process.cwd(), from) || from} ` +
+    `(${(size / 1048576).toFixed(1)} MiB in all)` : 'web/dist: up to date');
+  return 0;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = main(process.argv[2] ?? 'copy');
+}

@@ -1,0 +1,162 @@
+// The page's (or Node's) side of the engine Worker: starts it with the model, sends it one
+// translation at a time, and replaces it when a running translation must stop. A wasm call
+// cannot be interrupted from outside, so aborting one terminates its Worker (its pthreads go
+// with it) and starts a fresh one from the model bytes kept here and the compiled module, which
+// costs one engine start (instantiation + loading the model) but no download or compilation.
+// A Worker that dies on its own (out of memory, a crash) is replaced the same way, and the
+// request it was running fails with the reason.
+
+export class EngineStoppedError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'EngineStoppedError';
+  }
+}
+
+export class EngineHost {
+  /**
+   * @param {{glueUrl: string, wasmModule: WebAssembly.Module, model: Uint8Array, threads: number, variant: string}} start
+   * @param {'web-worker'|'worker_threads'} kind
+   */
+  constructor(start, kind) {
+    this.startMessage = { type: 'start', ...start };
+    this.kind = kind;
+    this.worker = null;
+    this.starting = null;  // {resolve, reject} of the start in progress
+    this.ready = null;     // Promise<info> of the current Worker's engine
+    this.pending = null;   // {id, resolve, reject} of the translation in flight
+    this.nextId = 1;
+    this.restarts = 0;
+  }
+
+  /** Starts a Worker and the engine in it; resolves with the engine's info. */
+  start() {
+    const starting = {};
+    this.ready = new Promise((resolve, reject) => Object.assign(starting, { resolve, reject }));
+    this.ready.catch(() => {});  // reported to whoever awaits it
+    this.starting = starting;
+    this.launch(starting);
+    return this.ready;
+  }
+
+  async launch(starting) {
+    let worker;
+    try {
+      worker = await openWorker(this.kind);
+    } catch (e) {
+      starting.reject(e);
+      return;
+    }
+    if (this.starting !== starting) {  // stopped meanwhile
+      worker.terminate();
+      return;
+    }
+    this.worker = worker;
+    worker.listen((message) => {
+      if (this.worker !== worker) return;
+      if (message.type === 'listening') {
+        worker.post(this.startMessage);
+      } else if (message.type === 'ready') {
+        this.starting = null;
+        starting.resolve(message.info);
+      } else if (message.type === 'failed') {
+        this.stopWorker(new Error(message.message));
+      } else if (message.type === 'result' || message.type === 'error') {
+        const p = this.pending;
+        if (!p || p.id !== message.id) return;
+        this.pending = null;
+        if (message.type === 'result') p.resolve(message);
+        else p.reject(new Error(message.message));
+      }
+    }, (reason) => {
+      // The Worker died on its own: during its start, or under a translation.
+      if (this.worker !== worker) return;
+      const error = new EngineStoppedError(`the translation engine stopped: ${reason}`);
+      this.pending?.reject(error);
+      this.pending = null;
+      this.stopWorker(error);
+      this.ready = null;  // the next request starts a fresh engine
+    });
+  }
+
+  /** Runs one translation; only one at a time (the Translator's queue sees to it). */
+  async translate(texts, options) {
+    if (!this.ready) this.start();
+    await this.ready;
+    if (this.pending) throw new Error('EngineHost.translate: a translation is already running');
+    const worker = this.worker;
+    if (!worker) throw new EngineStoppedError('the translation engine stopped before the request could start');
+    const id = this.nextId++;
+    worker.ref();
+    try {
+      return await new Promise((resolve, reject) => {
+        this.pending = { id, resolve, reject };
+        worker.post({ type: 'translate', id, texts, options });
+      });
+    } finally {
+      worker.unref();
+    }
+  }
+
+  /** Stops the running translation (rejecting it with `reason`) and starts a fresh engine. */
+  interrupt(reason) {
+    this.pending?.reject(reason);
+    this.pending = null;
+    this.stopWorker(reason);
+    this.restarts++;
+    this.start();
+  }
+
+  // Terminates the Worker; a start in progress rejects with `reason`.
+  stopWorker(reason) {
+    this.starting?.reject(reason);
+    this.starting = null;
+    const worker = this.worker;
+    this.worker = null;
+    worker?.terminate();
+  }
+
+  dispose(reason) {
+    this.pending?.reject(reason);
+    this.pending = null;
+    this.stopWorker(reason);
+    this.ready = Promise.reject(reason);
+    this.ready.catch(() => {});
+  }
+}
+
+// One interface over a browser Worker and a Node worker_threads Worker.
+async function openWorker(kind) {
+  const url = new URL('./worker.js', import.meta.url);
+  if (kind === 'worker_threads') {
+    const { Worker } = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:worker_threads');
+    const worker = new Worker(url);
+    let refs = 1;  // referenced while starting; afterwards only while a translation runs
+    return {
+      post: (message, transfer) => worker.postMessage(message, transfer),
+      listen(onMessage, onDeath) {
+        worker.on('message', (message) => {
+          if (message.type === 'ready' && --refs === 0) worker.unref();  // an idle translator does not keep Node running
+          onMessage(message);
+        });
+        worker.on('error', (e) => onDeath(e?.message ?? String(e)));
+        worker.on('exit', (code) => onDeath(`its worker thread exited (code ${code})`));
+      },
+      terminate: () => { worker.terminate(); },
+      ref: () => { if (refs++ === 0) worker.ref(); },
+      unref: () => { if (--refs === 0) worker.unref(); },
+    };
+  }
+  const worker = new Worker(url, { type: 'module', name: 'tformer-wasm' });
+  return {
+    post: (message, transfer) => worker.postMessage(message, transfer ?? []),
+    listen(onMessage, onDeath) {
+      worker.onmessage = (event) => onMessage(event.data);
+      worker.onerror = (event) => { event.preventDefault?.(); onDeath(event.message || 'an error in the Worker'); };
+      worker.onmessageerror = () => onDeath('a message could not be read');
+    },
+    terminate: () => worker.terminate(),
+    ref: () => {},
+    unref: () => {},
+  };
+}

@@ -1,0 +1,109 @@
+// Checks the options of Translator.create and translate() and turns the latter into the
+// complete value object the Embind binding requires (wasm/bindings.cc, JsOptions). A wrong
+// option is a TypeError or RangeError naming it, raised before anything is queued.
+import { BACKENDS, VARIANTS, MAX_THREADS } from './select.js';
+
+const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant', 'onProgress', 'cache', 'signal', 'wasmBase'];
+const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'signal'];
+
+function checkKeys(what, options, known) {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`${what}: options must be an object (got ${describe(options)})`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) throw new TypeError(`${what}: unknown option '${key}' (known: ${known.join(', ')})`);
+  }
+  return options;
+}
+
+function describe(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '...' : value)}`;
+  return typeof value === 'object' ? (value.constructor?.name ?? 'an object') : `${typeof value} ${String(value)}`;
+}
+
+function integer(what, name, value, min, max) {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw new TypeError(`${what}: option '${name}' must be an integer (got ${describe(value)})`);
+  }
+  if (value < min || value > max) throw new RangeError(`${what}: option '${name}' must be between ${min} and ${max} (got ${value})`);
+  return value;
+}
+
+function boolean(what, name, value) {
+  if (typeof value !== 'boolean') throw new TypeError(`${what}: option '${name}' must be true or false (got ${describe(value)})`);
+  return value;
+}
+
+function oneOf(what, name, value, allowed) {
+  if (!allowed.includes(value)) {
+    throw new TypeError(`${what}: option '${name}' must be one of ${allowed.map((a) => `'${a}'`).join(', ')} (got ${describe(value)})`);
+  }
+  return value;
+}
+
+export function checkSignal(what, signal) {
+  if (signal === undefined) return undefined;
+  if (typeof signal !== 'object' || signal === null || typeof signal.aborted !== 'boolean' ||
+      typeof signal.addEventListener !== 'function') {
+    throw new TypeError(`${what}: option 'signal' must be an AbortSignal (got ${describe(signal)})`);
+  }
+  return signal;
+}
+
+export function checkCreateOptions(options) {
+  const what = 'Translator.create';
+  if (options === undefined) throw new TypeError(`${what}: options with a 'model' are required`);
+  const o = checkKeys(what, options, CREATE_KEYS);
+  if (o.model === undefined || o.model === null) {
+    throw new TypeError(`${what}: option 'model' is required (a URL, a path in Node, an ArrayBuffer/Uint8Array, or a registry entry)`);
+  }
+  if (o.threads !== undefined) integer(what, 'threads', o.threads, 1, MAX_THREADS);
+  if (o.backend !== undefined) oneOf(what, 'backend', o.backend, ['auto', ...Object.keys(BACKENDS)]);
+  if (o.variant !== undefined) oneOf(what, 'variant', o.variant, ['auto', ...Object.keys(VARIANTS)]);
+  if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
+    throw new TypeError(`${what}: option 'onProgress' must be a function (got ${describe(o.onProgress)})`);
+  }
+  if (o.sha256 !== undefined && (typeof o.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(o.sha256))) {
+    throw new TypeError(`${what}: option 'sha256' must be 64 hexadecimal digits (got ${describe(o.sha256)})`);
+  }
+  if (o.size !== undefined) integer(what, 'size', o.size, 0, Number.MAX_SAFE_INTEGER);
+  if (o.cache !== undefined && typeof o.cache !== 'boolean' && typeof o.cache !== 'string' &&
+      !(typeof o.cache === 'object' && o.cache && typeof o.cache.match === 'function' && typeof o.cache.put === 'function')) {
+    throw new TypeError(`${what}: option 'cache' must be true, false, a cache name or a Cache (got ${describe(o.cache)})`);
+  }
+  if (o.wasmBase !== undefined && typeof o.wasmBase !== 'string' && !(o.wasmBase instanceof URL)) {
+    throw new TypeError(`${what}: option 'wasmBase' must be a URL (got ${describe(o.wasmBase)})`);
+  }
+  checkSignal(what, o.signal);
+  return o;
+}
+
+/** The public translate() options -> the binding's complete TranslateOptions value object. */
+export function engineOptions(options) {
+  const what = 'translate';
+  const o = checkKeys(what, options, TRANSLATE_KEYS);
+  const beam = o.beam === undefined ? 1 : integer(what, 'beam', o.beam, 1, 64);
+  const nbest = o.nbest === undefined ? 1 : integer(what, 'nbest', o.nbest, 1, 64);
+  if (nbest > beam) throw new RangeError(`${what}: option 'nbest' (${nbest}) cannot exceed 'beam' (${beam})`);
+  return {
+    beam,
+    nbest,
+    maxLength: o.maxLength === undefined ? 0 : integer(what, 'maxLength', o.maxLength, 0, 4096),
+    returnScores: true,
+    returnAlignment: o.alignment === undefined ? false : boolean(what, 'alignment', o.alignment),
+    splitSentences: o.splitSentences === undefined ? true : boolean(what, 'splitSentences', o.splitSentences),
+  };
+}
+
+/** Text input: a string or an array of strings. Returns the array and whether one was given. */
+export function checkTexts(texts) {
+  if (typeof texts === 'string') return { list: [texts], single: true };
+  if (!Array.isArray(texts)) throw new TypeError(`translate: text must be a string or an array of strings (got ${describe(texts)})`);
+  texts.forEach((t, i) => {
+    if (typeof t !== 'string') throw new TypeError(`translate: item ${i} of the array is not a string (got ${describe(t)})`);
+  });
+  return { list: texts.slice(), single: false };
+}

@@ -1,0 +1,146 @@
+// The public Translator: loads a model, starts the engine in a Worker (engine-host.js), queues
+// translations (request-queue.js) and returns results with timings.
+import { detectEnvironment } from './environment.js';
+import { chooseEngine } from './select.js';
+import { checkCreateOptions, checkSignal, checkTexts, engineOptions } from './options.js';
+import { loadModel } from './model-loader.js';
+import { variantFiles, compileWasm } from './wasm-files.js';
+import { EngineHost } from './engine-host.js';
+import { RequestQueue, abortReason } from './request-queue.js';
+
+export class Translator {
+  /**
+   * Loads a model and starts a translation engine. See types/index.d.ts for every option.
+   * @param {import('../types/index.js').CreateOptions} options
+   * @returns {Promise<Translator>}
+   */
+  static async create(options) {
+    const started = performance.now();
+    const o = checkCreateOptions(options);
+    const env = detectEnvironment();
+    if (!env.worker) throw new Error('tformer-wasm needs Web Workers (or Node worker_threads)');
+    const choice = chooseEngine(o, env);
+    const files = variantFiles(choice.variant, o.wasmBase);
+    const progress = o.onProgress ?? (() => {});
+    if (o.signal?.aborted) throw abortReason(o.signal);
+
+    const compiling = compileWasm(files.wasm);
+    compiling.catch(() => {});
+    const model = await loadModel({ ...o }, env);
+    const wasmModule = await compiling;
+    const loadedMs = performance.now() - started;
+
+    // Each engine start copies these bytes into its Worker, so they are kept for restarts: a
+    // private copy of bytes the caller gave (which the caller may change or transfer later), and
+    // exactly the model, not a larger buffer it may be a view of.
+    const whole = model.bytes.byteOffset === 0 && model.bytes.byteLength === model.bytes.buffer.byteLength;
+    const bytes = model.source === 'memory' || !whole ? model.bytes.slice() : model.bytes;
+    progress({ phase: 'starting', variant: choice.variant, threads: choice.threads });
+    const host = new EngineHost({ glueUrl: files.glue, wasmModule, model: bytes, threads: choice.threads, variant: choice.variant,
+      backend: choice.backend }, env.worker);
+    let abortStart;
+    const aborted = new Promise((_, reject) => {
+      abortStart = () => {
+        host.dispose(abortReason(o.signal));
+        reject(abortReason(o.signal));
+      };
+    });
+    o.signal?.addEventListener('abort', abortStart, { once: true });
+    let engine;
+    try {
+      engine = await Promise.race([host.start(), aborted]);
+    } catch (e) {
+      host.dispose(e);
+      throw e;
+    } finally {
+      o.signal?.removeEventListener('abort', abortStart);
+    }
+    const readyMs = performance.now() - started;
+    progress({ phase: 'ready' });
+
+    const info = {
+      variant: choice.variant,
+      threads: engine.threads,
+      backend: choice.backend,
+      requestedBackend: choice.requestedBackend,
+      engine: engine.engine,
+      crossOriginIsolated: env.crossOriginIsolated,
+      worker: env.worker,
+      warnings: [...choice.warnings, ...model.warnings],
+      model: {
+        ...engine.model,
+        url: model.url,
+        sha256: model.sha256,
+        source: model.source,
+      },
+      load: {
+        // model bytes (download, cache or file) and wasm compilation run side by side
+        modelMs: round(model.ms),
+        fromCache: model.fromCache,
+        bytes: bytes.byteLength,
+        instantiateMs: round(engine.startTimings.instantiateMs),
+        engineMs: round(engine.startTimings.modelMs),
+        beforeStartMs: round(loadedMs),
+        totalMs: round(readyMs),
+      },
+      files,
+    };
+    return new Translator(host, info);
+  }
+
+  /** @private use Translator.create */
+  constructor(host, info) {
+    this.host = host;
+    this.queue = new RequestQueue();
+    this.disposed = false;
+    this.details = info;
+  }
+
+  /** What runs: variant, threads, backend, warnings, the model, load timings. */
+  get info() {
+    return { ...this.details, restarts: this.host.restarts, queued: this.queue.size };
+  }
+
+  /**
+   * Translates a string (resolves to one Translation) or an array of strings (resolves to an
+   * array of them, in order). Requests queue; `signal` cancels a queued or running one.
+   */
+  translate(text, options = {}) {
+    try {
+      if (this.disposed) throw new Error('this Translator was disposed');
+      const { list, single } = checkTexts(text);
+      const signal = checkSignal('translate', options?.signal);
+      const engine = engineOptions(options);
+      const run = async ({ queuedMs, enqueued }) => {
+        const { results, translateMs } = await this.host.translate(list, engine);
+        const totalMs = performance.now() - enqueued;
+        const targetTokens = results.reduce((n, r) => n + r.tokens.length, 0);
+        const timings = {
+          queueMs: round(queuedMs),
+          translateMs: round(translateMs),
+          totalMs: round(totalMs),
+          targetTokens,
+          tokensPerSecond: translateMs > 0 ? round(targetTokens / (translateMs / 1000)) : null,
+        };
+        for (const r of results) r.timings = timings;
+        return single ? results[0] : results;
+      };
+      return this.queue.push(run, (reason) => this.host.interrupt(reason), signal);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** Stops the engine and rejects what is queued or running. The Translator is unusable after. */
+  dispose() {
+    if (this.disposed) return;
+    this.disposed = true;
+    const reason = new Error('this Translator was disposed');
+    this.queue.clear(reason);
+    this.host.dispose(reason);
+  }
+}
+
+function round(ms) {
+  return Math.round(ms * 10) / 10;
+}

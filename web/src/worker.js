@@ -1,0 +1,74 @@
+// The Worker that runs the engine: a module Worker in browsers, a worker_threads Worker in Node.
+// It owns one Engine and answers the host's messages (engine-host.js) one at a time, after saying
+// {type: 'listening'} (the host sends nothing before, so no message can arrive before the handler):
+//   {type: 'start', glueUrl, wasmModule, model, threads, variant} -> {type: 'ready', info} | {type: 'failed', message}
+//   {type: 'translate', id, texts, options}                        -> {type: 'result', id, results, translateMs} | {type: 'error', id, message}
+// A translation blocks this thread, never the page's. To stop one, the host terminates the Worker.
+import { Engine } from './engine.js';
+
+const port = await connect();
+let engine = null;
+
+port.onMessage(async (message) => {
+  if (message.type === 'start') {
+    try {
+      engine = await Engine.create(message);
+      port.post({ type: 'ready', info: engine.info() });
+    } catch (e) {
+      port.post({ type: 'failed', message: messageOf(e) });
+    }
+  } else if (message.type === 'translate') {
+    try {
+      if (!engine) throw new Error('the engine is not started');
+      const { results, translateMs } = engine.translate(message.texts, message.options);
+      port.post({ type: 'result', id: message.id, results, translateMs }, transferables(results));
+    } catch (e) {
+      port.post({ type: 'error', id: message.id, message: messageOf(e) });
+    }
+  }
+});
+port.post({ type: 'listening' });
+
+function messageOf(e) {
+  return e instanceof Error ? e.message : String(e);
+}
+
+// The typed arrays of a result are moved to the host, not copied.
+function transferables(results) {
+  const buffers = new Set();
+  const add = (a) => { if (ArrayBuffer.isView(a)) buffers.add(a.buffer); };
+  for (const r of results) {
+    add(r.tokens);
+    add(r.alignment?.weights);
+    for (const s of r.sentences) {
+      add(s.tokens);
+      add(s.sourceTokens);
+      add(s.alignment?.weights);
+      for (const h of s.nbest ?? []) add(h.tokens);
+    }
+  }
+  return [...buffers];
+}
+
+async function connect() {
+  if (typeof process === 'object' && process.versions?.node) {
+    const { parentPort } = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:worker_threads');
+    if (typeof navigator === 'undefined') {
+      // The threaded build sizes its pool of workers as min(8, navigator.hardwareConcurrency),
+      // else 8; Node < 21 has no navigator, and starting 8 workers on a 2-core machine costs
+      // seconds. This thread is the engine's own: tell it the real core count.
+      const os = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:os');
+      globalThis.navigator = { hardwareConcurrency: os.availableParallelism?.() ?? os.cpus().length };
+    }
+    if (parentPort) {
+      return {
+        onMessage: (handler) => parentPort.on('message', handler),
+        post: (message, transfer) => parentPort.postMessage(message, transfer),
+      };
+    }
+  }
+  return {
+    onMessage: (handler) => { self.onmessage = (event) => handler(event.data); },
+    post: (message, transfer) => self.postMessage(message, transfer),
+  };
+}

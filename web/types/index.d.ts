@@ -1,0 +1,222 @@
+// Type declarations of tformer-wasm: neural machine translation in the browser and Node,
+// computed by a C++ Transformer engine compiled to WebAssembly. See README.md.
+
+/** Where a model comes from: a URL (or, in Node, a file path), its bytes, or a registry entry. */
+export type ModelSource = string | URL | ArrayBuffer | ArrayBufferView | RegistryEntry;
+
+/** The compute backend. 'webgpu' is not integrated yet: it falls back to 'wasm' with a warning in `info.warnings`. */
+export type Backend = 'auto' | 'wasm' | 'webgpu';
+
+/** 'threaded': SIMD + threads (needs SharedArrayBuffer: a cross-origin-isolated page, or Node). 'single': SIMD, one thread. */
+export type Variant = 'threaded' | 'single';
+
+/** A Cache API cache, or anything with the same three methods. */
+export interface CacheLike {
+  match(request: string): Promise<Response | undefined>;
+  put(request: string, response: Response): Promise<void>;
+  delete(request: string): Promise<boolean>;
+}
+
+export type ProgressEvent =
+  /** Downloading: `total` is 0 when neither the server nor the registry says the size. */
+  | { phase: 'download'; loaded: number; total: number; url: string }
+  /** The model bytes are here (from the network, the cache, a file or memory). */
+  | { phase: 'loaded'; loaded: number; total: number; fromCache: boolean }
+  /** The cached copy failed its sha256 check; it was deleted and is downloaded again. */
+  | { phase: 'refetch'; reason: string }
+  /** The engine is starting in its Worker. */
+  | { phase: 'starting'; variant: Variant; threads: number }
+  | { phase: 'ready' };
+
+export interface CreateOptions {
+  /** The .tfm model: URL, path (Node), bytes, or a registry entry (which brings its sha256 and size). */
+  model: ModelSource;
+  /** Expected SHA-256 of the model file (64 hex digits). A mismatch is refused (ModelLoadError). */
+  sha256?: string;
+  /** Expected size in bytes (also the progress total when the server sends no Content-Length). */
+  size?: number;
+  /** Threads for the threaded build (default: min(cores, 4)). The single-threaded build always uses 1. */
+  threads?: number;
+  /** Default 'auto'. */
+  backend?: Backend;
+  /** Default 'auto': 'threaded' when SharedArrayBuffer is usable, else 'single'. */
+  variant?: 'auto' | Variant;
+  /** Download progress and load phases. */
+  onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Where downloaded models are kept: true (default: the Cache API cache 'tformer-models-v1' when
+   * the runtime has one), false (never), a cache name, or a cache object.
+   */
+  cache?: boolean | string | CacheLike;
+  /** Cancels the download and the engine start. */
+  signal?: AbortSignal;
+  /** The folder holding the wasm builds (default: the package's dist/). */
+  wasmBase?: string | URL;
+}
+
+export interface TranslateOptions {
+  /** Beam size; 1 (default) is greedy search. 1..64. */
+  beam?: number;
+  /** Longest translation in target tokens per sentence; 0 (default) = the engine's length rule. */
+  maxLength?: number;
+  /** Hypotheses kept per sentence (<= beam), in `sentences[i].nbest`. Default 1. */
+  nbest?: number;
+  /** Return the cross-attention alignment (default false). */
+  alignment?: boolean;
+  /** Split paragraphs into sentences before translating (default true). */
+  splitSentences?: boolean;
+  /** Cancels the request, whether queued or running. The promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** Cross-attention weights between source and target pieces, ready to draw. */
+export interface Alignment {
+  /** SentencePiece pieces of the source (one per source token, end-of-sentence included). */
+  sourcePieces: string[];
+  /** Pieces of the translation (one per target token, end-of-sentence included). */
+  targetPieces: string[];
+  /** Row-major [targetPieces.length x sourcePieces.length]; each row sums to 1. */
+  weights: Float32Array;
+}
+
+export interface Hypothesis {
+  text: string;
+  tokens: Int32Array;
+  score: number;
+}
+
+export interface SentenceTranslation {
+  /** The sentence as split from the input. */
+  source: string;
+  text: string;
+  /** Target token ids of the best hypothesis (end-of-sentence included). */
+  tokens: Int32Array;
+  /** Summed log-probability / length (the engine's length penalty, 1.0). */
+  score: number;
+  sourceTokens: Int32Array;
+  sourcePieces: string[];
+  targetPieces: string[];
+  alignment?: Alignment;
+  /** With nbest > 1: the best hypotheses, best first. */
+  nbest?: Hypothesis[];
+}
+
+export interface Timings {
+  /** Time spent waiting behind other requests. */
+  queueMs: number;
+  /** Engine time in the Worker for this call. */
+  translateMs: number;
+  /** From the call to the result. */
+  totalMs: number;
+  /** Target tokens produced by the call (all its inputs, end-of-sentence tokens included). */
+  targetTokens: number;
+  /** targetTokens per second of translateMs. */
+  tokensPerSecond: number | null;
+}
+
+export interface Translation {
+  /** The translation of the input (its sentences joined by a space). */
+  text: string;
+  /** Target token ids of all sentences, in order. */
+  tokens: Int32Array;
+  /** Mean of the sentences' scores (0 for an empty input). */
+  score: number;
+  /** With `alignment: true`: the whole input's alignment (sentences on the diagonal). */
+  alignment?: Alignment;
+  /** Timings of the call (shared by all inputs of an array call). */
+  timings: Timings;
+  sentences: SentenceTranslation[];
+}
+
+export interface ModelDescription {
+  name: string | null;
+  sourceLanguage: string | null;
+  targetLanguage: string | null;
+  metadata: Record<string, unknown>;
+  config: Record<string, unknown>;
+  parameters: number;
+  fileBytes: number;
+  url: string | null;
+  sha256: string | null;
+  /** Where the bytes came from. */
+  source: 'network' | 'cache' | 'file' | 'memory';
+}
+
+export interface TranslatorInfo {
+  variant: Variant;
+  /** Threads the engine runs on. */
+  threads: number;
+  /** The backend in use. */
+  backend: 'wasm';
+  requestedBackend: Backend;
+  /** The engine's kernel library ('xnnpack'). */
+  engine: string;
+  crossOriginIsolated: boolean;
+  worker: 'web-worker' | 'worker_threads';
+  /** Why something other than what was asked is used (backend, variant, threads, cache). */
+  warnings: string[];
+  model: ModelDescription;
+  load: {
+    modelMs: number;
+    fromCache: boolean;
+    bytes: number;
+    instantiateMs: number;
+    engineMs: number;
+    beforeStartMs: number;
+    totalMs: number;
+  };
+  files: { glue: string; wasm: string };
+  /** Engine restarts so far (each abort of a running translation is one). */
+  restarts: number;
+  /** Requests queued or running now. */
+  queued: number;
+}
+
+export class Translator {
+  private constructor();
+  /** Loads a model (with progress, cache and sha256 check) and starts the engine in a Worker. */
+  static create(options: CreateOptions): Promise<Translator>;
+  readonly info: TranslatorInfo;
+  translate(text: string, options?: TranslateOptions): Promise<Translation>;
+  translate(texts: string[], options?: TranslateOptions): Promise<Translation[]>;
+  /** Stops the engine; queued and running requests reject. */
+  dispose(): void;
+}
+
+export interface RegistryEntry {
+  id: string;
+  from: string;
+  to: string;
+  label?: string;
+  /** A test model (random weights). */
+  test?: boolean;
+  /** Absolute once loaded by loadRegistry (relative to the registry in the file). */
+  url: string;
+  size: number;
+  sha256: string;
+  /** The model's README, when the registry has one. */
+  readme?: string;
+  [key: string]: unknown;
+}
+
+export interface Registry {
+  format: 'tformer-registry';
+  version: 1;
+  models: RegistryEntry[];
+}
+
+/** Fetches and checks a registry JSON; entry URLs become absolute. */
+export function loadRegistry(url: string | URL, options?: { signal?: AbortSignal }): Promise<Registry>;
+export function parseRegistry(json: unknown, baseUrl: string): Registry;
+export function findModels(registry: Registry, direction?: { from?: string; to?: string }): RegistryEntry[];
+
+/** A model could not be obtained or failed its integrity check. */
+export class ModelLoadError extends Error {}
+/** The engine's Worker stopped (out of memory, a crash); the request failed, the next one restarts it. */
+export class EngineStoppedError extends Error {}
+export function sha256Hex(bytes: BufferSource): Promise<string>;
+export const DEFAULT_CACHE_NAME: string;
+export function chooseEngine(
+  options: { threads?: number; backend?: Backend; variant?: 'auto' | Variant },
+  env: { crossOriginIsolated: boolean; sharedArrayBuffer: boolean; hardwareConcurrency: number; webgpu: boolean },
+): { variant: Variant; threads: number; backend: 'wasm'; requestedBackend: Backend; warnings: string[] };
