@@ -184,7 +184,11 @@ class Translator::Impl {
 
   void fill_info(const ModelFile& file) {
     const ModelConfig& c = config_;
-    info_.config_json = file.header()["config"].dump();
+    // As stored, with the defaults of absent keys filled in: a reader (the WebGPU backend) sees
+    // the architecture the engine runs.
+    nlohmann::json config = c.to_json();
+    config.update(file.header()["config"]);
+    info_.config_json = config.dump();
     info_.metadata_json = file.header().contains("metadata") ? file.header()["metadata"].dump() : "{}";
     info_.file_bytes = file.size();
     info_.vocab_size = c.vocab_size;

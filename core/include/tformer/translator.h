@@ -47,7 +47,7 @@ struct TensorInfo {
 };
 
 struct ModelInfo {
-  std::string config_json;    // the architecture, as stored in the file
+  std::string config_json;    // the architecture, as stored in the file (absent keys: defaults)
   std::string metadata_json;  // free-form metadata (name, languages, training)
   std::vector<TensorInfo> tensors;
   uint64_t file_bytes = 0;
