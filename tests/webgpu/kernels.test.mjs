@@ -18,7 +18,7 @@ import {
   GpuLinear, GpuEncoder, linear, attention, attentionScores, attentionValues, softmaxRows, layerNorm, activate, addInPlace,
   embed, f32ToF16Bits, f16BitsToF32, GpuValidationError, GpuDeviceLostError,
 } from '../../web/src/webgpu/index.js';
-import { matmulKernel, matmulWorkgroups } from '../../web/src/webgpu/kernels/matmul.js';
+import { matmulKernel, matmulWorkgroups, matmulFewRowsKernel } from '../../web/src/webgpu/kernels/matmul.js';
 import { attentionScoresKernel, attentionValuesKernel } from '../../web/src/webgpu/kernels/attention.js';
 import { softmaxKernel } from '../../web/src/webgpu/kernels/softmax.js';
 import { layerNormKernel } from '../../web/src/webgpu/kernels/layer_norm.js';
@@ -119,7 +119,10 @@ test('every kernel variant compiles, the shader-f16 ones included (Dawn null bac
   for (const weights of nul.hasShaderF16 ? ['f32', 'f16', 'f16-unpacked'] : ['f32', 'f16-unpacked'])
     for (const activation of ['none', 'relu', 'swish'])
       for (const bias of [true, false])
-        for (const residual of [true, false]) kernels.push(matmulKernel({ weights, activation, bias, residual }));
+        for (const residual of [true, false]) {
+          kernels.push(matmulKernel({ weights, activation, bias, residual }));
+          kernels.push(matmulFewRowsKernel({ weights, activation, bias, residual }));
+        }
   for (const k of kernels) {
     nul.device.pushErrorScope('validation');
     const module = nul.device.createShaderModule({ code: k.code });
@@ -150,7 +153,7 @@ test('matmul with bias, activation and residual (f32 weights)', { skip }, async 
     const lin = new GpuLinear(runtime, w, b, K, N, { f16: false });
     const [gx, gy] = [runtime.upload(x), runtime.tensor(M * N)];
     const gr = r ? runtime.upload(r) : null;
-    const opts = { activation: v.activation ?? 'none', residual: gr };
+    const opts = { activation: v.activation ?? 'none', residual: gr, kernel: 'tiled' };
     const { result, ms } = await runAndTime((rec) => linear(rec, lin, gx, M, gy, opts), gy);
     const expected = cpu.linear(x, M, w, b, K, N, { activation: opts.activation, residual: r });
     const cmp = cpu.compare(result, expected);
@@ -170,7 +173,7 @@ test('matmul with f16 weights (unpack2x16float without shader-f16)', { skip }, a
     const lin = new GpuLinear(runtime, w, b, K, N, { f16: true });
     assert.equal(lin.weights, runtime.hasShaderF16 ? 'f16' : 'f16-unpacked');
     const [gx, gy] = [runtime.upload(x), runtime.tensor(M * N)];
-    const { result, ms } = await runAndTime((rec) => linear(rec, lin, gx, M, gy), gy);
+    const { result, ms } = await runAndTime((rec) => linear(rec, lin, gx, M, gy, { kernel: 'tiled' }), gy);
     const wHalf = Float32Array.from(w, (value) => f16BitsToF32(f32ToF16Bits(value)));
     const cmp = cpu.compare(result, cpu.linear(x, M, wHalf, b, K, N));
     const vsF32 = cpu.compare(result, cpu.linear(x, M, w, b, K, N));
@@ -179,6 +182,40 @@ test('matmul with f16 weights (unpack2x16float without shader-f16)', { skip }, a
     assertClose(`matmul f16 ${M}x${K}x${N} vs f32 weights`, vsF32, MAX_NMSE_F16_VS_F32);
     lin.destroy();
     freeAll(gx, gy);
+  }
+});
+
+// The few-rows kernel (the decoder's output projection): rows around its 8-row blocks, odd K
+// (the pair reads past K), odd N (the 32-column groups), every weight storage and epilogue.
+const FEW_ROWS_SHAPES = [
+  // [rows M, in K, out N]
+  [1, 1, 1], [1, 7, 5], [2, 33, 70], [7, 13, 29], [8, 64, 130], [9, 31, 33], [16, 256, 257], [17, 100, 64], [3, 512, 1000],
+];
+
+test('few-rows matmul (output projection) against the CPU, all weight storages', { skip }, async () => {
+  const variants = [{}, { activation: 'relu' }, { activation: 'swish' }, { residual: true }, { bias: false }];
+  for (const [i, [M, K, N]] of FEW_ROWS_SHAPES.entries()) {
+    const v = variants[i % variants.length];
+    const x = rand.uniform(M * K);
+    const w = rand.uniform(N * K);
+    const b = v.bias === false ? null : rand.uniform(N);
+    const r = v.residual ? rand.uniform(M * N) : null;
+    const expected = cpu.linear(x, M, w, b, K, N, { activation: v.activation ?? 'none', residual: r });
+    const wHalf = Float32Array.from(w, (value) => f16BitsToF32(f32ToF16Bits(value)));
+    const expectedHalf = cpu.linear(x, M, wHalf, b, K, N, { activation: v.activation ?? 'none', residual: r });
+    for (const f16 of [false, true]) {
+      const lin = new GpuLinear(runtime, w, b, K, N, { f16 });
+      const [gx, gy] = [runtime.upload(x), runtime.tensor(M * N)];
+      const gr = r ? runtime.upload(r) : null;
+      const opts = { activation: v.activation ?? 'none', residual: gr, kernel: 'few-rows' };
+      const { result, ms } = await runAndTime((rec) => linear(rec, lin, gx, M, gy, opts), gy);
+      const cmp = cpu.compare(result, f16 ? expectedHalf : expected);
+      const name = `matmul few-rows ${lin.weights}${v.activation ? '+' + v.activation : ''}${v.residual ? '+residual' : ''}${b ? '' : ' nobias'}`;
+      record({ kernel: name, shape: `${M}x${K}x${N}`, ...cmp, ms, flops: 2 * M * K * N });
+      assertClose(`${name} ${M}x${K}x${N}`, cmp, MAX_NMSE);
+      lin.destroy();
+      freeAll(gx, gy, ...(gr ? [gr] : []));
+    }
   }
 });
 
