@@ -22,6 +22,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -139,6 +140,27 @@ auto or_js_error(F&& f) -> decltype(f()) {
   __builtin_unreachable();
 }
 
+// The engine's session errors name its C++ calls; JS callers see the names they call.
+std::string with_js_names(std::string message) {
+  static const std::pair<const char*, const char*> names[] = {
+      {"provide_encoder_output()", "provideEncoderOutput()"}, {"provide_logits()", "provideLogits()"},
+      {"compute_on_cpu()", "computeOnCpu()"}, {"kDone", "kind 'done'"}};
+  for (const auto& [cpp, js] : names)
+    for (size_t at = message.find(cpp); at != std::string::npos; at = message.find(cpp, at + std::strlen(js)))
+      message.replace(at, std::strlen(cpp), js);
+  return message;
+}
+
+// Runs a call of the session, its errors in JS names.
+template <typename F>
+auto session_call(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const tformer::Error& e) {
+    throw tformer::Error(with_js_names(e.what()));
+  }
+}
+
 // One translation driven from JS: Module.TranslationSession, made by Translator.begin().
 class JsSession {
  public:
@@ -150,7 +172,7 @@ class JsSession {
   val next() {
     return or_js_error([&] {
       using Need = tformer::TranslationSession::Need;
-      const Need need = session_->next();
+      const Need need = session_call([&] { return session_->next(); });
       val out = val::object();
       if (need == Need::kEncode) {
         const auto& r = session_->encode_request();
@@ -176,7 +198,7 @@ class JsSession {
   void provide_encoder_output(const val& states) {
     or_js_error([&] {
       const size_t n = copy_in("provideEncoderOutput", states);
-      session_->provide_encoder_output(buffer_.data(), n);
+      session_call([&] { session_->provide_encoder_output(buffer_.data(), n); });
       return true;
     });
   }
@@ -185,14 +207,14 @@ class JsSession {
   void provide_logits(const val& logits) {
     or_js_error([&] {
       const size_t n = copy_in("provideLogits", logits);
-      session_->provide_logits(buffer_.data(), n);
+      session_call([&] { session_->provide_logits(buffer_.data(), n); });
       return true;
     });
   }
 
   void compute_on_cpu() {
     or_js_error([&] {
-      session_->compute_on_cpu();
+      session_call([&] { session_->compute_on_cpu(); });
       return true;
     });
   }
@@ -200,7 +222,7 @@ class JsSession {
   val results() {
     return or_js_error([&] {
       val out = val::array();
-      for (const auto& r : session_->results()) out.call<void>("push", to_js(r, options_));
+      for (const auto& r : session_call([&] { return session_->results(); })) out.call<void>("push", to_js(r, options_));
       return out;
     });
   }
