@@ -32,10 +32,11 @@ export function largeModel() {
   }
 }
 
-// Source sentences for the larger model: real German text of the test sets.
-export function germanSentences(count, { from = 0 } = {}) {
+// Source sentences for the larger model: real German text of the test sets (flores devtest), from
+// line `from` on, at most `maxWords` words each (SwiftShader tests keep them short).
+export function germanSentences(count, { from = 0, maxWords = Infinity } = {}) {
   const file = path.join(repoRoot, '..', 'shared', 'data', 'deen', 'test', 'flores-devtest.de');
-  const fallback = lines(fixtureFile('marian', 'input.txt'));
-  if (!existsSync(file)) return Array.from({ length: count }, (_, i) => fallback[i % fallback.length]);
-  return lines(file).slice(from, from + count);
+  const source = existsSync(file) ? lines(file).slice(from) : lines(fixtureFile('marian', 'input.txt'));
+  const picked = source.filter((s) => s.split(/\s+/).length <= maxWords).slice(0, count);
+  return Array.from({ length: count }, (_, i) => picked[i % picked.length]);
 }

@@ -96,7 +96,7 @@ for (const fault of ['lose-device', 'oom']) {
 test('larger random model (d 256, 16k vocabulary, 6 + 2 layers): WebGPU and wasm agree token for token', { skip, timeout: 1_200_000 }, async (t) => {
   const model = largeModel();
   if (!model.file) return t.skip(model.reason);
-  const texts = germanSentences(6);
+  const texts = germanSentences(4, { maxWords: 10 });
   const r = await translateOnBothBackends(Module, modelBytes(model.file), texts, options({ maxLength: 10 }), { runtime });
   assertSameTokens(r.webgpu, r.wasm, 'greedy');
   checkCounters(r, t);
