@@ -245,7 +245,10 @@ class TranslationSession::Impl {
                       Translator::Impl::search_options(options_));
       memory_.reset();  // the decoder keeps the keys and values it needs
     } else if (phase_ == Phase::kProjectAnswered) {
-      search_->consume_logits();
+      if (answered_with_candidates_)
+        search_->consume_candidates(candidates_.data());
+      else
+        search_->consume_logits();
     }
     phase_ = Phase::kIdle;
     if (search_ && !search_->done()) {
@@ -303,7 +306,39 @@ class TranslationSession::Impl {
     check_values("provide_logits()", logits, size, rows * vocab_size(),
                  std::to_string(rows) + " rows x vocabulary " + std::to_string(vocab_size()));
     std::copy(logits, logits + size, search_->logits());
+    answered_with_candidates_ = false;
     phase_ = Phase::kProjectAnswered;
+  }
+
+  void provide_candidates(const float* rows, size_t size) {
+    expect(Phase::kProjectPending, "provide_candidates()");
+    const size_t n = search_->rows(), k = search_->candidates_per_row(), stride = 3 + 2 * k, V = vocab_size();
+    check_values("provide_candidates()", rows, size, n * stride,
+                 std::to_string(n) + " rows x (3 + 2 x " + std::to_string(k) + " candidates)");
+    std::vector<float> ids(k);
+    for (size_t r = 0; r < n; ++r) {
+      const float* row = rows + r * stride;
+      auto bad = [&](const std::string& what) {
+        throw Error("provide_candidates(): row " + std::to_string(r) + ": " + what);
+      };
+      if (!std::isfinite(row[0]) || !std::isfinite(row[1])) bad("the max and log-sum-exp must be finite");
+      for (size_t i = 0; i < k; ++i) {
+        const float id = row[3 + 2 * i + 1];
+        if (!(id >= 0 && id < float(V) && id == std::floor(id)))
+          bad("candidate " + std::to_string(i) + " has token id " + std::to_string(id) + ", not one of [0, " + std::to_string(V) + ")");
+        ids[i] = id;
+      }
+      std::sort(ids.begin(), ids.end());
+      if (std::adjacent_find(ids.begin(), ids.end()) != ids.end()) bad("a token id is given twice");
+    }
+    candidates_.assign(rows, rows + size);
+    answered_with_candidates_ = true;
+    phase_ = Phase::kProjectAnswered;
+  }
+
+  size_t candidates_per_row() const {
+    expect(Phase::kProjectPending, "candidates_per_row()");
+    return search_->candidates_per_row();
   }
 
   void compute_on_cpu() {
@@ -318,6 +353,7 @@ class TranslationSession::Impl {
     } else {
       const std::vector<float>& hidden = search_->hidden();
       t_->model_->decoder().project(hidden.data(), search_->rows(), search_->logits());
+      answered_with_candidates_ = false;
       phase_ = Phase::kProjectAnswered;
     }
   }
@@ -394,6 +430,8 @@ class TranslationSession::Impl {
   std::optional<EncoderOutput> memory_;
   std::optional<Search> search_;
   const float* hidden_ = nullptr;  // the pending projection's input, owned by search_
+  bool answered_with_candidates_ = false;
+  std::vector<float> candidates_;  // the answer of provide_candidates()
 };
 
 TranslationSession::TranslationSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -403,6 +441,8 @@ const TranslationSession::EncodeRequest& TranslationSession::encode_request() co
 void TranslationSession::provide_encoder_output(const float* states, size_t size) { impl_->provide_encoder_output(states, size); }
 const float* TranslationSession::hidden(size_t* rows) const { return impl_->hidden(rows); }
 void TranslationSession::provide_logits(const float* logits, size_t size) { impl_->provide_logits(logits, size); }
+void TranslationSession::provide_candidates(const float* rows, size_t size) { impl_->provide_candidates(rows, size); }
+size_t TranslationSession::candidates_per_row() const { return impl_->candidates_per_row(); }
 void TranslationSession::compute_on_cpu() { impl_->compute_on_cpu(); }
 std::vector<Translation> TranslationSession::results() const { return impl_->results(); }
 size_t TranslationSession::d_model() const { return impl_->d_model(); }

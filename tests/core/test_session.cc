@@ -80,7 +80,29 @@ struct ExternalBackend {
     return logits;
   }
 
-  std::vector<Translation> run(TranslationSession& session) {
+  // Each row's best k candidates, as TranslationSession::provide_candidates() takes them, with
+  // the max and log-sum-exp computed as ops::log_softmax computes them.
+  std::vector<float> candidates(const std::vector<float>& logits, size_t rows, size_t k) const {
+    const ModelConfig& c = model.config();
+    const size_t V = size_t(c.vocab_size);
+    std::vector<float> out;
+    for (size_t r = 0; r < rows; ++r) {
+      const float* x = &logits[r * V];
+      const float m = *std::max_element(x, x + V);
+      double sum = 0.0;
+      for (size_t i = 0; i < V; ++i) sum += std::exp(double(x[i] - m));
+      out.insert(out.end(), {m, static_cast<float>(std::log(sum)), x[c.eos_id]});
+      std::vector<int> order;
+      for (int i = 0; i < int(V); ++i)
+        if (!(c.suppress_unk && i == c.unk_id)) order.push_back(i);
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return x[a] > x[b]; });
+      for (size_t i = 0; i < k; ++i) out.insert(out.end(), {x[order[i]], float(order[i])});
+    }
+    return out;
+  }
+
+  enum class Answer { kLogits, kCandidates };
+  std::vector<Translation> run(TranslationSession& session, Answer answer = Answer::kLogits) {
     for (Need need = session.next(); need != Need::kDone; need = session.next()) {
       if (need == Need::kEncode) {
         const std::vector<float> states = encode(session.encode_request());
@@ -89,7 +111,12 @@ struct ExternalBackend {
         size_t rows = 0;
         const float* hidden = session.hidden(&rows);
         const std::vector<float> logits = project(hidden, rows);
-        session.provide_logits(logits.data(), logits.size());
+        if (answer == Answer::kLogits) {
+          session.provide_logits(logits.data(), logits.size());
+        } else {
+          const std::vector<float> best = candidates(logits, rows, session.candidates_per_row());
+          session.provide_candidates(best.data(), best.size());
+        }
       }
     }
     return session.results();
@@ -147,11 +174,13 @@ TEST_CASE("a session answered from outside gives the results of that backend", "
   TranslateOptions beam;
   beam.beam_size = 4;
   beam.nbest = 4;
-  for (const TranslateOptions& options : {greedy, beam}) {
-    CAPTURE(options.beam_size);
+  using Answer = ExternalBackend::Answer;
+  for (const TranslateOptions& options : {greedy, beam})
+  for (const Answer answer : {Answer::kLogits, Answer::kCandidates}) {
+    CAPTURE(options.beam_size, answer == Answer::kCandidates);
     external.encodes = external.projections = 0;
     auto session = translator.begin(texts, options);
-    const auto results = external.run(*session);
+    const auto results = external.run(*session, answer);
     require_same(results, translator.translate(texts, options));
     CHECK(external.encodes >= (options.max_batch_tokens < 100 ? 2 : 1));
     CHECK(external.projections >= external.encodes);  // a step at least per batch (some outputs are only EOS)
@@ -235,12 +264,38 @@ TEST_CASE("session calls out of order and bad values are clear errors", "[sessio
   logits[logits.size() - 1] = std::nanf("");
   CHECK_THROWS_WITH(s->provide_logits(logits.data(), logits.size()),
                     "provide_logits(): value " + std::to_string(logits.size() - 1) + " is NaN");
-  s->compute_on_cpu();  // the refused logits changed nothing
+  CHECK(s->candidates_per_row() == 1);  // greedy
+  std::vector<float> best = {0.f, 1.f, 0.f, 0.5f, 3.f, 0.f, 1.f, 0.f, 0.5f, 7.f};
+  CHECK_THROWS_WITH(s->provide_candidates(best.data(), 4),
+                    "provide_candidates(): 4 values given, 10 expected (2 rows x (3 + 2 x 1 candidates))");
+  best[9] = 256.f;
+  CHECK_THROWS_WITH(s->provide_candidates(best.data(), best.size()),
+                    "provide_candidates(): row 1: candidate 0 has token id 256.000000, not one of [0, 256)");
+  best[9] = 2.5f;
+  CHECK_THROWS_WITH(s->provide_candidates(best.data(), best.size()), Catch::Contains("token id 2.500000"));
+  best[9] = 7.f;
+  best[1] = std::numeric_limits<float>::infinity();
+  CHECK_THROWS_WITH(s->provide_candidates(best.data(), best.size()),
+                    "provide_candidates(): row 0: the max and log-sum-exp must be finite");
+  s->compute_on_cpu();  // the refused logits and candidates changed nothing
   const auto results = run_on_cpu(*s);
   require_same(results, expected);
   CHECK_THROWS_WITH(s->compute_on_cpu(), "compute_on_cpu(): no request is pending (call next() first)");
   CHECK_THROWS_WITH(s->hidden(&rows), "hidden() needs a projection request, but the translation is finished");
   require_same(s->results(), expected);  // results() may be asked again
+
+  TranslateOptions beam;
+  beam.beam_size = 2;
+  auto b = translator.begin(texts, beam);
+  b->next();
+  b->compute_on_cpu();
+  REQUIRE(b->next() == Need::kProject);
+  REQUIRE(b->candidates_per_row() == 4);
+  std::vector<float> twice(2 * 11, 0.f);
+  for (size_t i = 0; i < 4; ++i) twice[3 + 2 * i + 1] = twice[11 + 3 + 2 * i + 1] = float(i);
+  twice[11 + 3 + 2 * 3 + 1] = 1.f;
+  CHECK_THROWS_WITH(b->provide_candidates(twice.data(), twice.size()), "provide_candidates(): row 1: a token id is given twice");
+  CHECK_THROWS_WITH(s->candidates_per_row(), "candidates_per_row() needs a projection request, but the translation is finished");
 
   // Bad input is refused by begin(), as by translate().
   CHECK_THROWS_WITH(translator.begin({"ok", std::string("\xff")}), Catch::Contains("input text 2 is not valid UTF-8"));

@@ -112,7 +112,7 @@ class Translator {
 //     if (need == Need::kEncode)   // encode_request() -> states [batch * length * d_model]
 //       s->provide_encoder_output(states, size);
 //     else                         // hidden(&rows) [rows * d_model] -> logits [rows * vocab]
-//       s->provide_logits(logits, size);
+//       s->provide_logits(logits, size);  // or provide_candidates(): the best few per row
 //     // or, for either request: s->compute_on_cpu();
 //   }
 //   auto translations = s->results();
@@ -147,6 +147,14 @@ class TranslationSession {
   const float* hidden(size_t* rows) const;
   // Answers it: logits [rows * vocab_size] = hidden W^T + b of the model's output projection.
   void provide_logits(const float* logits, size_t size);
+  // Or answers it with each row's best candidates instead of full logits (a few numbers per row
+  // instead of vocab_size): per row, 3 + 2 * candidates_per_row() floats: the row's max logit m,
+  // log(sum(exp(logit - m))), the logit of EOS, then (logit, token id) pairs of the
+  // candidates_per_row() largest logits, largest first (ties: lower id), leaving out <unk> when
+  // the config says suppress_unk. Ids are exact in float32 (vocabularies < 2^24).
+  void provide_candidates(const float* rows, size_t size);
+  // 1 for greedy search, 2 x beam size for beam search.
+  size_t candidates_per_row() const;
   // Answers the pending request with the engine's own backend.
   void compute_on_cpu();
   // Once next() said kDone: one Translation per input text, as translate() returns them.

@@ -74,12 +74,41 @@ float* Search::logits() {
 
 void Search::consume_logits() {
   if (!hidden_ready_) throw Error("search: consume_logits() before hidden() in this step");
+  const size_t V = size_t(config_.vocab_size);
+  advance([&](size_t r, bool force_eos, auto&& visit) {
+    float* lp = &logits_[r * V];
+    if (keep_logits_) rows_[r].logits.emplace_back(lp, lp + V);
+    step_log_probs(config_, lp, force_eos);
+    for (size_t v = 0; v < V; ++v) visit(int(v), lp[v]);
+  });
+}
+
+size_t Search::candidates_per_row() const { return options_.beam_size <= 1 ? 1 : size_t(2 * options_.beam_size); }
+
+void Search::consume_candidates(const float* rows) {
+  if (!hidden_ready_) throw Error("search: consume_candidates() before hidden() in this step");
+  if (keep_logits_) throw Error("search: keep_logits needs full logits");
+  const size_t k = candidates_per_row(), stride = 3 + 2 * k;
+  advance([&](size_t r, bool force_eos, auto&& visit) {
+    const float* row = rows + r * stride;
+    const float m = row[0], log_sum = row[1];
+    // The same log-probability as ops::log_softmax, from the row's max and log-sum-exp.
+    auto log_prob = [&](float logit) { return (logit - m) - log_sum; };
+    if (force_eos) return visit(config_.eos_id, log_prob(row[2]));
+    for (size_t i = 0; i < k; ++i) {
+      const int token = int(row[3 + 2 * i + 1]);
+      if (!(config_.suppress_unk && token == config_.unk_id)) visit(token, log_prob(row[3 + 2 * i]));
+    }
+  });
+}
+
+template <typename Candidates>
+void Search::advance(Candidates&& candidates) {
   hidden_ready_ = false;
   const size_t V = size_t(config_.vocab_size), S = source_stride_;
   const int K = std::max(1, options_.beam_size);
   const int step = step_++;
   std::vector<Row>& rows = rows_;
-  std::vector<float>& logits = logits_;
   std::vector<float>& alignment = alignment_;
   std::vector<Candidate>& heap = heap_;
 
@@ -119,19 +148,23 @@ void Search::consume_logits() {
     size_t end = begin;
     while (end < rows.size() && rows[end].sentence == sentence) ++end;
     const bool force_eos = step == max_lengths_[size_t(sentence)] - 1;
-    for (size_t r = begin; r < end; ++r) {
-      if (keep_logits_) rows[r].logits.emplace_back(&logits[r * V], &logits[r * V] + V);
-      step_log_probs(config_, &logits[r * V], force_eos);
-    }
 
     if (K == 1) {
-      const float* lp = &logits[begin * V];
-      const size_t best = size_t(std::max_element(lp, lp + V) - lp);  // first maximum
-      const float score = rows[begin].score + lp[best];
-      if (int(best) == config_.eos_id)
-        finish(rows[begin], int(best), score, begin);
+      // The first maximum: the highest log-probability, then the lowest token id.
+      int best = -1;
+      float best_lp = kNegInf;
+      candidates(begin, force_eos, [&](int token, float lp) {
+        if (best < 0 || lp > best_lp || (lp == best_lp && token < best)) {
+          best = token;
+          best_lp = lp;
+        }
+      });
+      if (best < 0 || best >= int(V)) throw Error("search: no candidate token for a hypothesis");
+      const float score = rows[begin].score + best_lp;
+      if (best == config_.eos_id)
+        finish(rows[begin], best, score, begin);
       else
-        extend(rows[begin], int(best), score, begin);
+        extend(rows[begin], best, score, begin);
       begin = end;
       continue;
     }
@@ -141,20 +174,18 @@ void Search::consume_logits() {
     const size_t keep = size_t(2 * K);
     heap.clear();
     for (size_t r = begin; r < end; ++r) {
-      const float* lp = &logits[r * V];
       const float base = rows[r].score;
-      for (size_t v = 0; v < V; ++v) {
-        const float c = base + lp[v];
-        if (c == kNegInf) continue;
-        // Later candidates have larger indices, so a tie with the current worst loses.
-        if (heap.size() == keep && c <= heap.front().score) continue;
-        heap.push_back({c, int64_t((r - begin) * V + v)});
+      candidates(r, force_eos, [&](int token, float lp) {
+        const Candidate c{base + lp, int64_t((r - begin) * V) + token};
+        if (c.score == kNegInf || token < 0 || token >= int(V)) return;
+        if (heap.size() == keep && !ranks_before(c, heap.front())) return;
+        heap.push_back(c);
         std::push_heap(heap.begin(), heap.end(), ranks_before<Candidate>);
         if (heap.size() > keep) {
           std::pop_heap(heap.begin(), heap.end(), ranks_before<Candidate>);
           heap.pop_back();
         }
-      }
+      });
     }
     std::sort(heap.begin(), heap.end(), ranks_before<Candidate>);
     auto& done = finished_[size_t(sentence)];

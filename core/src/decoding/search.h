@@ -55,10 +55,23 @@ class Search {
   float* logits();
   // Applies the search rules to the filled logits and moves to the next step.
   void consume_logits();
+  // The same from each row's best candidates instead of full logits (computed elsewhere, e.g.
+  // on the GPU, so that only a few numbers per row travel): per row, 3 + 2 * candidates_per_row()
+  // floats: the row's max logit m, log_sum = log(sum exp(logit - m)), the logit of EOS, then
+  // (logit, token id) pairs of the best candidates_per_row() tokens by logit (ties: lower id),
+  // <unk> left out when the model suppresses it. The best 2K of a sentence lie within its rows'
+  // best 2K, so beam search needs no more; greedy needs 1.
+  void consume_candidates(const float* rows);
+  size_t candidates_per_row() const;
   // Per sentence, up to `nbest` hypotheses, best first; once done().
   std::vector<std::vector<SearchHypothesis>> take_results();
 
  private:
+  // One step of the search rules; candidates(r, force_eos, visit) calls visit(token, log-prob)
+  // for the candidates of row r.
+  template <typename Candidates>
+  void advance(Candidates&& candidates);
+
   struct Row {
     int sentence = 0;
     std::vector<int> tokens;
