@@ -11,7 +11,7 @@
 //   const s = t.begin(["Hallo Welt."], options);
 //   for (let need = s.next(); need.kind !== 'done'; need = s.next()) {
 //     if (need.kind === 'encode') s.provideEncoderOutput(states);  // need: batch, length, ids, lengths
-//     else s.provideLogits(logits);                                // need: rows, hidden
+//     else s.provideLogits(logits);         // need: rows, hidden, candidates (or provideCandidates)
 //     // or s.computeOnCpu() for either
 //   }
 //   const results = s.results(); s.delete();
@@ -144,6 +144,7 @@ auto or_js_error(F&& f) -> decltype(f()) {
 std::string with_js_names(std::string message) {
   static const std::pair<const char*, const char*> names[] = {
       {"provide_encoder_output()", "provideEncoderOutput()"}, {"provide_logits()", "provideLogits()"},
+      {"provide_candidates()", "provideCandidates()"},
       {"compute_on_cpu()", "computeOnCpu()"}, {"kDone", "kind 'done'"}};
   for (const auto& [cpp, js] : names)
     for (size_t at = message.find(cpp); at != std::string::npos; at = message.find(cpp, at + std::strlen(js)))
@@ -168,7 +169,7 @@ class JsSession {
       : session_(std::move(session)), options_(options) {}
 
   // {kind: 'encode', batch, length, ids: Int32Array, lengths: Int32Array}
-  // | {kind: 'project', rows, hidden: Float32Array [rows * dModel]} | {kind: 'done'}
+  // | {kind: 'project', rows, hidden: Float32Array [rows * dModel], candidates} | {kind: 'done'}
   val next() {
     return or_js_error([&] {
       using Need = tformer::TranslationSession::Need;
@@ -186,6 +187,7 @@ class JsSession {
         const float* hidden = session_->hidden(&rows);
         out.set("kind", std::string("project"));
         out.set("rows", double(rows));
+        out.set("candidates", double(session_->candidates_per_row()));
         out.set("hidden", val(emscripten::typed_memory_view(rows * session_->d_model(), hidden)));
       } else {
         out.set("kind", std::string("done"));
@@ -208,6 +210,15 @@ class JsSession {
     or_js_error([&] {
       const size_t n = copy_in("provideLogits", logits);
       session_call([&] { session_->provide_logits(buffer_.data(), n); });
+      return true;
+    });
+  }
+
+  // rows: Float32Array [rows * (3 + 2 * candidates)]: see TranslationSession::provide_candidates
+  void provide_candidates(const val& rows) {
+    or_js_error([&] {
+      const size_t n = copy_in("provideCandidates", rows);
+      session_call([&] { session_->provide_candidates(buffer_.data(), n); });
       return true;
     });
   }
@@ -373,6 +384,7 @@ EMSCRIPTEN_BINDINGS(tformer) {
       .function("next", &JsSession::next)
       .function("provideEncoderOutput", &JsSession::provide_encoder_output)
       .function("provideLogits", &JsSession::provide_logits)
+      .function("provideCandidates", &JsSession::provide_candidates)
       .function("computeOnCpu", &JsSession::compute_on_cpu)
       .function("results", &JsSession::results);
 }

@@ -183,6 +183,8 @@ for (const variant of ['st', 'mt']) {
     s.computeOnCpu();
     assert.throws(() => s.computeOnCpu(), /computeOnCpu\(\): no request is pending \(call next\(\) first\)/);
     need = s.next();
+    assert.equal(need.candidates, 1, 'greedy search needs the best candidate of each row');
+    assert.throws(() => s.provideCandidates(new Float32Array(3)), { message: `provideCandidates(): 3 values given, ${need.rows * 5} expected (${need.rows} rows x (3 + 2 x 1 candidates))` });
     const logits = new Float32Array(need.rows * 256).fill(NaN);
     assert.throws(() => s.provideLogits(logits), { message: 'provideLogits(): value 0 is NaN' });
     assert.throws(() => s.results(), { message: "results(): the translation is not finished (next() has not returned kind 'done')" });

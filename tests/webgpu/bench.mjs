@@ -4,7 +4,8 @@
 // say nothing about a real GPU: what carries over is the count of GPU round trips).
 //
 //   node tests/webgpu/bench.mjs [--model FILE.tfm] [--paragraph 12] [--batch 32] [--max-length 0]
-//        [--beam 1] [--variant st|mt] [--threads 1] [--repeat 1] [--json OUT.json]
+//        [--beam 1] [--variant st|mt] [--threads 1] [--repeat 1] [--max-words N]
+//        [--runners translate,session,webgpu] [--json OUT.json]
 //
 // Workloads: a long paragraph (--paragraph sentences of the flores test set in one text, split by
 // the engine) and a batch (--batch separate sentences). Rows, for each:
@@ -17,7 +18,7 @@
 // decoder layers + search, copying results into wasm). The model defaults to the larger random
 // model of the tests (shipped "tiny" shape: d 256, 6 + 2 layers, 16k vocabulary).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 
@@ -32,7 +33,8 @@ const { values: args } = parseArgs({
     model: { type: 'string' }, paragraph: { type: 'string', default: '12' }, batch: { type: 'string', default: '32' },
     'max-length': { type: 'string', default: '0' }, beam: { type: 'string', default: '1' },
     variant: { type: 'string', default: 'st' }, threads: { type: 'string', default: '1' },
-    repeat: { type: 'string', default: '1' }, json: { type: 'string' },
+    repeat: { type: 'string', default: '1' }, json: { type: 'string' }, 'max-words': { type: 'string' },
+    runners: { type: 'string', default: 'translate,session,webgpu' },
   },
 });
 
@@ -44,13 +46,15 @@ const options = translateOptions({ beam: Number(args.beam), nbest: 1, maxLength:
 
 const Module = await loadVariant(args.variant);
 const translator = new Module.Translator(new Uint8Array(readFileSync(modelFile)), threads);
-const { runtime, reason } = await nodeRuntime({ f16Weights: false });
-if (!runtime) throw new Error(reason);
+const withGpu = args.runners.split(',').includes('webgpu');
+const { runtime, reason } = withGpu ? await nodeRuntime({ f16Weights: false }) : { runtime: null };
+if (withGpu && !runtime) throw new Error(reason);
 const t0 = performance.now();
-const backend = await WebGpuBackend.create(translator, { runtime, onFallback: (e) => { throw e; } });
+// A GPU failure would make the WebGPU rows wasm rows: it stops the benchmark instead.
+const backend = withGpu ? await WebGpuBackend.create(translator, { runtime, onFallback: (e) => { throw e; } }) : null;
 const uploadMs = performance.now() - t0;
-if (!backend) throw new Error(`no WebGPU backend: ${WebGpuBackend.lastRefusal}`);
-const adapter = runtime.adapter.info ?? {};
+if (withGpu && !backend) throw new Error(`no WebGPU backend: ${WebGpuBackend.lastRefusal}`);
+const adapter = runtime?.adapter.info ?? {};
 const config = translator.info().config;
 
 // Wraps the methods of an object so that the time spent in each is summed in `into`.
@@ -72,7 +76,7 @@ const countTokens = (results) => results.reduce((n, r) => n + r.sentences.reduce
 const countSentences = (results) => results.reduce((n, r) => n + r.sentences.length, 0);
 const tokensOf = (results) => results.flatMap((r) => r.sentences.map((s) => Array.from(s.tokens).join(' ')));
 
-const RUNNERS = {
+const ALL_RUNNERS = {
   'wasm translate()': async (texts) => ({ results: translator.translate(texts, options) }),
   'wasm session': async (texts) => {
     const time = {};
@@ -94,6 +98,12 @@ const RUNNERS = {
     }
   },
 };
+
+const RUNNER_KEYS = { translate: 'wasm translate()', session: 'wasm session', webgpu: 'webgpu session' };
+const RUNNERS = Object.fromEntries(['translate', ...args.runners.split(',').filter((r) => r !== 'translate')].map((key) => {
+  if (!RUNNER_KEYS[key]) throw new Error(`unknown runner ${key} (translate, session, webgpu)`);
+  return [RUNNER_KEYS[key], ALL_RUNNERS[RUNNER_KEYS[key]]];
+}));
 
 async function measure(name, texts) {
   await RUNNERS[name](texts.slice(0, 2)); // warm-up: pipelines, scratch buffers, XNNPACK
@@ -119,15 +129,17 @@ async function measure(name, texts) {
   return row;
 }
 
-const paragraphText = germanSentences(Number(args.paragraph)).join(' ');
+const maxWords = args['max-words'] ? Number(args['max-words']) : Infinity;
+const paragraphText = germanSentences(Number(args.paragraph), { maxWords }).join(' ');
 const workloads = [
   { name: `long paragraph (${args.paragraph} sentences in one text)`, texts: [paragraphText] },
-  { name: `batch of ${args.batch} sentences`, texts: germanSentences(Number(args.batch), { from: 100 }) },
+  { name: `batch of ${args.batch} sentences`, texts: germanSentences(Number(args.batch), { from: 100, maxWords }) },
 ];
 
 console.log(`model ${modelFile}: d ${config.d_model}, ${config.encoder_layers}+${config.decoder_layers} layers, vocabulary ${config.vocab_size}; ` +
-  `wasm ${args.variant} ${threads} thread(s) on ${cpus().length} cores; WebGPU: ${adapter.vendor || '?'} ${adapter.architecture || ''} ` +
-  `${adapter.description || ''} (weights uploaded in ${uploadMs.toFixed(0)} ms, ${(runtime.counters.uploadedBytes / 2 ** 20).toFixed(1)} MiB); ` +
+  `wasm ${args.variant} ${threads} thread(s) on ${cpus().length} cores (load ${loadavg()[0].toFixed(1)}); ` +
+  (withGpu ? `WebGPU: ${adapter.vendor || '?'} ${adapter.architecture || ''} ${adapter.description || ''} ` +
+    `(weights uploaded in ${uploadMs.toFixed(0)} ms, ${(runtime.counters.uploadedBytes / 2 ** 20).toFixed(1)} MiB); ` : 'no WebGPU rows; ') +
   `beam ${options.beam}, max length ${options.maxLength || 'ratio 2'}`);
 const rows = [];
 for (const w of workloads) {
@@ -144,7 +156,7 @@ for (const w of workloads) {
 
 const fmt = (v, d = 1) => (v === undefined ? '' : v.toFixed(d));
 const head = ['workload', 'runner', 'sent', 'tokens', 'ms', 'sent/s', 'tok/s', 'vs wasm', 'subm/sent', 'readb/sent', 'KiB read/sent',
-  'GPU wait ms', 'wasm next() ms', 'copy-in ms', 'differ'];
+  'GPU wait ms', 'wasm next() ms', 'computeOnCpu ms', 'copy-in ms', 'differ'];
 const table = rows.map((r) => {
   const base = rows.find((x) => x.workload === r.workload && x.runner === 'wasm translate()');
   const t = r.time_ms ?? {};
@@ -152,6 +164,7 @@ const table = rows.map((r) => {
     fmt(r.tokens_per_s, 0), fmt(r.tokens_per_s / base.tokens_per_s, 2) + 'x', fmt(r.submissions_per_sentence, 2),
     fmt(r.readbacks_per_sentence, 2), fmt(r.read_kib_per_sentence, 0),
     t.encode !== undefined ? fmt(t.encode + t.project, 0) : '', t.next !== undefined ? fmt(t.next, 0) : '',
+    t.computeOnCpu !== undefined ? fmt(t.computeOnCpu, 0) : '',
     t.provideLogits !== undefined ? fmt(t.provideLogits + t.provideEncoderOutput, 0) : '', String(r.sentences_differing_from_wasm)];
 });
 const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
@@ -160,12 +173,13 @@ console.log(line(head));
 for (const r of table) console.log(line(r));
 console.log('vs wasm: tokens/s against wasm translate() on the same workload in this run. GPU wait: time in ' +
   'WebGpuBackend.encode/project (submission to readback); wasm next(): decoder layers, log-softmax and search; ' +
+  'computeOnCpu: encoder and output projection on wasm; ' +
   'copy-in: provideEncoderOutput/provideLogits (JS -> wasm copy and NaN check). differ: sentences whose tokens differ from wasm translate().');
 if (args.json) {
   writeFileSync(args.json, JSON.stringify({ model: modelFile, config, adapter, threads, variant: args.variant, options,
     rows: rows.map(({ tokens, ...r }) => r) }, null, 2));
 }
-backend.destroy();
+backend?.destroy();
 translator.delete();
 Module.PThread?.terminateAllThreads();
-runtime.destroy();
+runtime?.destroy();

@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { nodeRuntime, nullDevice } from './node_gpu.mjs';
 import * as cpu from './cpu_reference.mjs';
 import {
-  GpuLinear, GpuEncoder, linear, attention, attentionScores, attentionValues, softmaxRows, layerNorm, activate, addInPlace,
+  GpuLinear, GpuEncoder, linear, logSoftmaxTopK, attention, attentionScores, attentionValues, softmaxRows, layerNorm, activate, addInPlace,
   embed, f32ToF16Bits, f16BitsToF32, GpuValidationError, GpuDeviceLostError,
 } from '../../web/src/webgpu/index.js';
 import { matmulKernel, matmulWorkgroups, matmulFewRowsKernel } from '../../web/src/webgpu/kernels/matmul.js';
@@ -23,6 +23,7 @@ import { attentionScoresKernel, attentionValuesKernel } from '../../web/src/webg
 import { softmaxKernel } from '../../web/src/webgpu/kernels/softmax.js';
 import { layerNormKernel } from '../../web/src/webgpu/kernels/layer_norm.js';
 import { activationKernel, addKernel, embedKernel } from '../../web/src/webgpu/kernels/elementwise.js';
+import { logSoftmaxTopKKernel } from '../../web/src/webgpu/kernels/top_k.js';
 import { MASKED_SCORE } from '../../web/src/webgpu/kernels/attention.js';
 
 // test-backend-ops' default bound; f16 weights are measured against f16-rounded CPU weights with
@@ -115,7 +116,7 @@ test('every kernel variant compiles, the shader-f16 ones included (Dawn null bac
   const nul = await nullDevice().catch(() => null);
   if (!nul) return t.skip('no Dawn null backend');
   const kernels = [attentionScoresKernel(), attentionValuesKernel(), softmaxKernel(), layerNormKernel(),
-    activationKernel('relu'), activationKernel('swish'), addKernel(), embedKernel()];
+    activationKernel('relu'), activationKernel('swish'), addKernel(), embedKernel(), logSoftmaxTopKKernel()];
   for (const weights of nul.hasShaderF16 ? ['f32', 'f16', 'f16-unpacked'] : ['f32', 'f16-unpacked'])
     for (const activation of ['none', 'relu', 'swish'])
       for (const bias of [true, false])
@@ -216,6 +217,36 @@ test('few-rows matmul (output projection) against the CPU, all weight storages',
       lin.destroy();
       freeAll(gx, gy, ...(gr ? [gr] : []));
     }
+  }
+});
+
+test('logSoftmaxTopK: max, log-sum-exp, EOS logit and the k best ids, ties and -inf included', { skip }, async () => {
+  // [rows, n, k, exclude (-1: none), eos, distinct values (ties when few), share of -inf]
+  const cases = [[1, 1, 1, -1, 0, 0, 0], [3, 7, 3, 2, 1, 0, 0], [5, 300, 8, 1, 0, 5, 0], [4, 1000, 1, -1, 3, 0, 0.3],
+    [2, 16000, 8, 1, 0, 0, 0.01], [3, 513, 128, 7, 2, 40, 0], [1, 4, 4, 0, 1, 0, 0]];
+  for (const [rows, n, k, exclude, eos, levels, negInf] of cases) {
+    const x = Float32Array.from(rand.uniform(rows * n, -8, 8), (v) => {
+      if (rand.next() < negInf) return -Infinity;
+      return levels ? Math.round((v + 8) / 16 * levels) : v;
+    });
+    const [gx, gout] = [runtime.upload(x), runtime.tensor(rows * (3 + 2 * k))];
+    const { result, ms } = await runAndTime((rec) => logSoftmaxTopK(rec, gx, rows, n, k, { exclude, eos }, gout), gout);
+    const expected = cpu.logSoftmaxTopK(x, rows, n, k, exclude, eos);
+    const label = `${rows}x${n} k${k}${levels ? ` ${levels} levels` : ''}${negInf ? ` ${negInf * 100}% -inf` : ''}`;
+    const stride = 3 + 2 * k;
+    for (let r = 0; r < rows; ++r) {
+      const at = r * stride;
+      assert.equal(result[at], expected[at], `${label}: row ${r} max`);
+      assert.ok(Math.abs(result[at + 1] - expected[at + 1]) <= 1e-5 * Math.max(1, Math.abs(expected[at + 1])), `${label}: row ${r} log-sum-exp ${result[at + 1]} vs ${expected[at + 1]}`);
+      assert.equal(result[at + 2], expected[at + 2], `${label}: row ${r} EOS logit`);
+      for (let j = 0; j < k; ++j) {
+        assert.equal(result[at + 4 + 2 * j], Math.fround(expected[at + 4 + 2 * j]), `${label}: row ${r} candidate ${j} id`);
+        assert.equal(result[at + 3 + 2 * j], expected[at + 3 + 2 * j], `${label}: row ${r} candidate ${j} value`);
+      }
+    }
+    const lse = (a) => a.filter((_, i) => i % stride === 1);
+    record({ kernel: 'logSoftmaxTopK', shape: label, ...cpu.compare(lse(result), lse(expected)), ms });
+    freeAll(gx, gout);
   }
 });
 

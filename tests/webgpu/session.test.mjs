@@ -2,7 +2,7 @@
 // encoder and output projection run on WebGPU (npm `webgpu`, SwiftShader without a GPU), through
 // TranslationSession + WebGpuBackend + runSession:
 // - the fixtures give the PyTorch reference's greedy texts and the wasm tokens, token for token,
-//   and beam search's n-best lists;
+//   and beam search's n-best lists (steps read back full logits, or each row's best candidates);
 // - the session loop on wasm alone is translate() exactly (scores included);
 // - one GPU submission and one readback per encoder batch and per decoder step;
 // - a device lost or memory exhausted mid-translation still gives the wasm translation;
@@ -61,7 +61,8 @@ for (const name of FIXTURES) {
   test(`fixture ${name}: WebGPU gives the reference's greedy texts and wasm's tokens; beam 4 too`, { skip }, async (t) => {
     const texts = lines(fixtureFile(name, 'input.txt'));
     const bytes = modelBytes(fixtureFile(name, 'model.tfm'));
-    const greedy = await translateOnBothBackends(Module, bytes, texts, options(), { runtime });
+    // Greedy reads back full logits, beam search each row's best candidates (the default).
+    const greedy = await translateOnBothBackends(Module, bytes, texts, options(), { runtime, candidates: false });
     assert.deepEqual(greedy.webgpu.map((p) => p.text), lines(fixtureFile(name, 'expected.greedy.txt')));
     assert.deepEqual(greedy.loop, greedy.wasm, 'the session loop on wasm is translate() exactly');
     assertSameTokens(greedy.webgpu, greedy.wasm, 'greedy');
@@ -94,6 +95,7 @@ for (const fault of ['lose-device', 'oom']) {
 }
 
 test('larger random model (d 256, 16k vocabulary, 6 + 2 layers): WebGPU and wasm agree token for token', { skip, timeout: 1_200_000 }, async (t) => {
+  // Greedy with candidates: one (logit, id) per row read back instead of 16k logits.
   const model = largeModel();
   if (!model.file) return t.skip(model.reason);
   const texts = germanSentences(4, { maxWords: 10 });

@@ -49,12 +49,13 @@ function injectFault(backend, fault) {
 
 // Module: a loaded tformer wasm module; bytes: Uint8Array of a .tfm; options: TranslateOptions of
 // the Embind API. gpu/runtime: as WebGpuBackend.create takes them.
-export async function translateOnBothBackends(Module, bytes, texts, options, { threads = 1, gpu, runtime, fault } = {}) {
+// candidates: whether a step reads back each row's best candidates (default) or full logits.
+export async function translateOnBothBackends(Module, bytes, texts, options, { threads = 1, gpu, runtime, fault, candidates = true } = {}) {
   const translator = new Module.Translator(bytes, threads);
   let backend = null;
   try {
     const fallbacks = [];
-    backend = await WebGpuBackend.create(translator, { gpu, runtime, onFallback: (e) => fallbacks.push(e.message) });
+    backend = await WebGpuBackend.create(translator, { gpu, runtime, candidates, onFallback: (e) => fallbacks.push(e.message) });
     if (!backend) return { adapter: null, reason: WebGpuBackend.lastRefusal };
     const t0 = performance.now();
     const wasm = translator.translate(texts, options);

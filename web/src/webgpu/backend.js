@@ -1,7 +1,8 @@
 // The WebGPU backend of a translation: it answers the requests of the engine's step-wise
 // TranslationSession (BRIDGE.md) that carry the matmul-heavy work, the encoder over a batch and
-// the decoder's output projection of a step, each with ONE submission and ONE readback. The wasm
-// engine keeps everything else (tokenizing, decoder layers, search).
+// the decoder's output projection of a step, each with ONE submission and ONE readback. A step
+// reads back each row's best candidates (max, log-sum-exp, the best k logits and ids), not the
+// full logits. The wasm engine keeps everything else (tokenizing, decoder layers, search rules).
 //
 //   const backend = await WebGpuBackend.create(translator);   // null: no WebGPU, stay on wasm
 //   const results = await runSession(translator.begin(texts, options), backend);
@@ -13,7 +14,7 @@
 // wasm (runSession does that), and the translation completes.
 import { acquireGpu, GpuDeviceLostError, GpuOutOfMemoryError } from './runtime.js';
 import { GpuEncoder } from './encoder.js';
-import { GpuLinear, linear } from './ops.js';
+import { GpuLinear, linear, logSoftmaxTopK } from './ops.js';
 
 // Where the encoder's embedding and the output projection live in a .tfm file (models/FORMAT.md).
 export function weightNames(config) {
@@ -32,9 +33,11 @@ export class WebGpuBackend {
   //   runtime     an existing GpuRuntime instead (it is then not destroyed with the backend)
   //   f16Weights  'auto' (f16 where the adapter has shader-f16), true or false: see acquireGpu
   //   onFallback  called with the error when the GPU fails and wasm takes over (default: console.warn)
+  //   candidates  true (default): a step reads back each row's best candidates (logSoftmaxTopK),
+  //               false: full logits (rows x vocabulary floats)
   // Resolves to null where there is no WebGPU adapter or device, or the weights do not fit in GPU
   // memory (`WebGpuBackend.lastRefusal` says why); the caller then translates on wasm.
-  static async create(translator, { gpu, runtime = null, f16Weights = 'auto', onFallback = null } = {}) {
+  static async create(translator, { gpu, runtime = null, f16Weights = 'auto', onFallback = null, candidates = true } = {}) {
     const ownsRuntime = !runtime;
     runtime ??= await acquireGpu({ gpu, f16Weights });
     if (!runtime) {
@@ -62,22 +65,29 @@ export class WebGpuBackend {
       WebGpuBackend.lastRefusal = error.message;
       return null;
     }
-    return new WebGpuBackend(runtime, config, encoder, projection, { ownsRuntime, onFallback });
+    return new WebGpuBackend(runtime, config, encoder, projection, { ownsRuntime, onFallback, candidates });
   }
 
-  constructor(runtime, config, encoder, projection, { ownsRuntime = false, onFallback = null } = {}) {
+  constructor(runtime, config, encoder, projection, { ownsRuntime = false, onFallback = null, candidates = true } = {}) {
     this.runtime = runtime;
     this.encoder = encoder;
     this.projection = projection;
     this.d = config.d_model;
     this.vocab = config.vocab_size;
+    // Whether projections answer with candidates (projectCandidates) rather than logits (project).
+    this.candidates = candidates;
+    // The ids the candidate selection needs; the rules that use them are the engine's.
+    this.eos = config.eos_id;
+    this.exclude = config.suppress_unk && config.unk_id >= 0 ? config.unk_id : -1;
     this.ownsRuntime = ownsRuntime;
     this.onFallback = onFallback ?? ((error) => console.warn(`tformer: WebGPU disabled, translating on wasm: ${error.message}`));
     this.failure = null; // the error that disabled the backend
     this.requests = { encode: 0, project: 0 };
-    this.rows = 0; // capacity of the projection's scratch tensors
+    this.rows = 0; // capacity of the projection's scratch tensors (rows, and k candidates)
+    this.k = 0;
     this.hidden = null;
     this.logits = null;
+    this.best = null;
     runtime.onLost = (info) => this.disable(new GpuDeviceLostError(`WebGPU device lost: ${info.message || info.reason}`));
   }
 
@@ -111,24 +121,41 @@ export class WebGpuBackend {
 
   // Answers a projection request: hidden [rows * d] -> logits, Float32Array [rows * vocab].
   async project(hidden, rows) {
-    this.checkUsable();
-    if (hidden.length !== rows * this.d) throw new Error(`project: ${hidden.length} hidden values for ${rows} rows of ${this.d}`);
-    hidden = hidden.slice(); // aliases wasm memory
-    if (rows > this.rows) await this.runtime.guardMemory('projection scratch', () => this.growRows(rows));
-    this.runtime.write(this.hidden, hidden);
-    const rec = this.runtime.recorder('projection');
-    linear(rec, this.projection, this.hidden, rows, this.logits);
+    const rec = await this.recordProjection(hidden, rows, 0);
     const logits = await rec.submit({ readback: this.logits, length: rows * this.vocab });
     this.requests.project += 1;
     return logits;
   }
 
-  growRows(rows) {
-    this.hidden?.destroy();
-    this.logits?.destroy();
+  // The same, read back as each row's best k candidates (TranslationSession.provideCandidates):
+  // Float32Array [rows * (3 + 2k)], k = the request's `candidates`.
+  async projectCandidates(hidden, rows, k) {
+    const rec = await this.recordProjection(hidden, rows, k);
+    logSoftmaxTopK(rec, this.logits, rows, this.vocab, k, { exclude: this.exclude, eos: this.eos }, this.best);
+    const best = await rec.submit({ readback: this.best, length: rows * (3 + 2 * k) });
+    this.requests.project += 1;
+    return best;
+  }
+
+  async recordProjection(hidden, rows, k) {
+    this.checkUsable();
+    if (hidden.length !== rows * this.d) throw new Error(`project: ${hidden.length} hidden values for ${rows} rows of ${this.d}`);
+    hidden = hidden.slice(); // aliases wasm memory
+    if (rows > this.rows || rows * (3 + 2 * k) > (this.best?.length ?? 0))
+      await this.runtime.guardMemory('projection scratch', () => this.grow(rows, k));
+    this.runtime.write(this.hidden, hidden);
+    const rec = this.runtime.recorder('projection');
+    linear(rec, this.projection, this.hidden, rows, this.logits);
+    return rec;
+  }
+
+  grow(rows, k) {
+    for (const t of [this.hidden, this.logits, this.best]) t?.destroy();
     this.rows = Math.max(rows, 2 * this.rows);
+    this.k = Math.max(k, this.k);
     this.hidden = this.runtime.tensor(this.rows * this.d, 'projection.hidden');
     this.logits = this.runtime.tensor(this.rows * this.vocab, 'projection.logits');
+    this.best = this.runtime.tensor(this.rows * (3 + 2 * this.k), 'projection.candidates');
   }
 
   checkUsable() {
@@ -155,8 +182,9 @@ export class WebGpuBackend {
     this.projection?.destroy();
     this.hidden?.destroy();
     this.logits?.destroy();
-    this.encoder = this.projection = this.hidden = this.logits = null;
-    this.rows = 0;
+    this.best?.destroy();
+    this.encoder = this.projection = this.hidden = this.logits = this.best = null;
+    this.rows = this.k = 0;
     if (this.ownsRuntime && !this.runtime.isLost) this.runtime.destroy();
   }
 }

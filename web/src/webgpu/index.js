@@ -2,7 +2,7 @@
 // the wasm engine (WebGpuBackend answers a TranslationSession's requests; runSession drives it).
 export { acquireGpu, GpuRuntime, GpuTensor, Recorder, GpuOutOfMemoryError, GpuDeviceLostError, GpuValidationError, Usage } from './runtime.js';
 export {
-  GpuLinear, linear, attention, attentionScores, attentionValues, softmaxRows, layerNorm, activate, addInPlace, embed,
+  GpuLinear, linear, logSoftmaxTopK, attention, attentionScores, attentionValues, softmaxRows, layerNorm, activate, addInPlace, embed,
 } from './ops.js';
 export { GpuEncoder } from './encoder.js';
 export { WebGpuBackend, weightNames } from './backend.js';

@@ -6,6 +6,7 @@ import {
   attentionScoresKernel, attentionScoresWorkgroups, attentionValuesKernel, attentionValuesWorkgroups,
 } from './kernels/attention.js';
 import { softmaxKernel } from './kernels/softmax.js';
+import { logSoftmaxTopKKernel, NO_TOKEN } from './kernels/top_k.js';
 import { layerNormKernel } from './kernels/layer_norm.js';
 import { activationKernel, addKernel, embedKernel, ELEMENTWISE_THREADS } from './kernels/elementwise.js';
 
@@ -115,6 +116,18 @@ export function attentionValues(rec, { batch, heads, headDim, queries, keys }, p
 export function softmaxRows(rec, s, rows, n) {
   expectLength('softmax', s, rows * n);
   rec.dispatch(kernel(softmaxKernel), [rows, n], [s], rec.runtime.grid(rows));
+}
+
+// out[rows, 3 + 2k] = per row of logits [rows, n]: max, log-sum-exp, logit of `eos`, then the k
+// largest (logit, id) pairs, leaving out `exclude` (-1: none). See kernels/top_k.js.
+export function logSoftmaxTopK(rec, logits, rows, n, k, { exclude = -1, eos }, out) {
+  expectLength('logSoftmaxTopK logits', logits, rows * n);
+  expectLength('logSoftmaxTopK out', out, rows * (3 + 2 * k));
+  if (!(k >= 1 && k <= n)) throw new Error(`logSoftmaxTopK: k ${k} outside [1, ${n}]`);
+  if (!(eos >= 0 && eos < n)) throw new Error(`logSoftmaxTopK: eos ${eos} outside [0, ${n})`);
+  if (out === logits) throw new Error('logSoftmaxTopK: out must not be the logits');
+  rec.dispatch(kernel(logSoftmaxTopKKernel), [rows, n, k, exclude >= 0 ? exclude : NO_TOKEN, eos], [logits, out],
+    rec.runtime.grid(rows));
 }
 
 // y = LN(x) with gamma/beta tensors of d floats.

@@ -31,6 +31,7 @@ export async function runSession(session, backend = null, { signal } = {}) {
 async function answerOnGpu(session, need, backend) {
   try {
     if (need.kind === 'encode') session.provideEncoderOutput(await backend.encode(need));
+    else if (backend.candidates) session.provideCandidates(await backend.projectCandidates(need.hidden, need.rows, need.candidates));
     else session.provideLogits(await backend.project(need.hidden, need.rows));
     return true;
   } catch (error) {
