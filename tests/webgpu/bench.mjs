@@ -5,14 +5,16 @@
 //
 //   node tests/webgpu/bench.mjs [--model FILE.tfm] [--paragraph 12] [--batch 32] [--max-length 0]
 //        [--beam 1] [--variant st|mt] [--threads 1] [--repeat 1] [--max-words N]
-//        [--runners translate,session,webgpu] [--json OUT.json]
+//        [--runners translate,session,webgpu,webgpu-logits] [--json OUT.json]
 //
 // Workloads: a long paragraph (--paragraph sentences of the flores test set in one text, split by
 // the engine) and a batch (--batch separate sentences). Rows, for each:
 //   wasm translate()   the engine's own loop (C++)
 //   wasm session       the same translation driven step by step from JS (runSession, no GPU):
 //                      the cost of the step-wise design (two JS<->wasm crossings per step)
-//   webgpu session     encoder and output projection on WebGPU, the rest in wasm
+//   webgpu session     encoder and output projection on WebGPU, the rest in wasm; a step reads
+//                      back each row's best candidates (logSoftmaxTopK)
+//   webgpu, full logits  the same reading back full logits (--runners ...,webgpu-logits)
 // Per row: time, sentences/s, target tokens/s; for WebGPU the submissions and readbacks per
 // sentence, the bytes read back, and where the time went (waiting for the GPU, wasm's next() =
 // decoder layers + search, copying results into wasm). The model defaults to the larger random
@@ -34,7 +36,7 @@ const { values: args } = parseArgs({
     'max-length': { type: 'string', default: '0' }, beam: { type: 'string', default: '1' },
     variant: { type: 'string', default: 'st' }, threads: { type: 'string', default: '1' },
     repeat: { type: 'string', default: '1' }, json: { type: 'string' }, 'max-words': { type: 'string' },
-    runners: { type: 'string', default: 'translate,session,webgpu' },
+    runners: { type: 'string', default: 'translate,session,webgpu,webgpu-logits' },
   },
 });
 
@@ -46,7 +48,7 @@ const options = translateOptions({ beam: Number(args.beam), nbest: 1, maxLength:
 
 const Module = await loadVariant(args.variant);
 const translator = new Module.Translator(new Uint8Array(readFileSync(modelFile)), threads);
-const withGpu = args.runners.split(',').includes('webgpu');
+const withGpu = args.runners.split(',').some((r) => r.startsWith('webgpu'));
 const { runtime, reason } = withGpu ? await nodeRuntime({ f16Weights: false }) : { runtime: null };
 if (withGpu && !runtime) throw new Error(reason);
 const t0 = performance.now();
@@ -84,24 +86,28 @@ const ALL_RUNNERS = {
     timeMethods(session, ['next', 'computeOnCpu'], time);
     return { results: await runSession(session, null), time };
   },
-  'webgpu session': async (texts) => {
-    const time = {};
-    const session = translator.begin(texts, options);
-    timeMethods(session, ['next', 'provideEncoderOutput', 'provideLogits', 'computeOnCpu'], time);
-    const saved = { encode: backend.encode, project: backend.project };
-    timeMethods(backend, ['encode', 'project'], time);
-    backend.resetCounters();
-    try {
-      return { results: await runSession(session, backend), time, counters: backend.counters };
-    } finally {
-      Object.assign(backend, saved);
-    }
-  },
+  'webgpu session': (texts) => onGpu(texts, { candidates: true }),
+  'webgpu, full logits': (texts) => onGpu(texts, { candidates: false }),
 };
 
-const RUNNER_KEYS = { translate: 'wasm translate()', session: 'wasm session', webgpu: 'webgpu session' };
+async function onGpu(texts, { candidates }) {
+  const time = {};
+  const session = translator.begin(texts, options);
+  timeMethods(session, ['next', 'provideEncoderOutput', 'provideLogits', 'provideCandidates', 'computeOnCpu'], time);
+  const saved = { encode: backend.encode, project: backend.project, projectCandidates: backend.projectCandidates };
+  timeMethods(backend, ['encode', 'project', 'projectCandidates'], time);
+  backend.candidates = candidates;
+  backend.resetCounters();
+  try {
+    return { results: await runSession(session, backend), time, counters: backend.counters };
+  } finally {
+    Object.assign(backend, saved);
+  }
+}
+
+const RUNNER_KEYS = { translate: 'wasm translate()', session: 'wasm session', webgpu: 'webgpu session', 'webgpu-logits': 'webgpu, full logits' };
 const RUNNERS = Object.fromEntries(['translate', ...args.runners.split(',').filter((r) => r !== 'translate')].map((key) => {
-  if (!RUNNER_KEYS[key]) throw new Error(`unknown runner ${key} (translate, session, webgpu)`);
+  if (!RUNNER_KEYS[key]) throw new Error(`unknown runner ${key} (${Object.keys(RUNNER_KEYS).join(', ')})`);
   return [RUNNER_KEYS[key], ALL_RUNNERS[RUNNER_KEYS[key]]];
 }));
 
@@ -163,9 +169,9 @@ const table = rows.map((r) => {
   return [r.workload, r.runner, String(r.sentences), String(r.target_tokens), fmt(r.ms, 0), fmt(r.sentences_per_s, 2),
     fmt(r.tokens_per_s, 0), fmt(r.tokens_per_s / base.tokens_per_s, 2) + 'x', fmt(r.submissions_per_sentence, 2),
     fmt(r.readbacks_per_sentence, 2), fmt(r.read_kib_per_sentence, 0),
-    t.encode !== undefined ? fmt(t.encode + t.project, 0) : '', t.next !== undefined ? fmt(t.next, 0) : '',
+    t.encode !== undefined ? fmt(t.encode + t.project + t.projectCandidates, 0) : '', t.next !== undefined ? fmt(t.next, 0) : '',
     t.computeOnCpu !== undefined ? fmt(t.computeOnCpu, 0) : '',
-    t.provideLogits !== undefined ? fmt(t.provideLogits + t.provideEncoderOutput, 0) : '', String(r.sentences_differing_from_wasm)];
+    t.provideLogits !== undefined ? fmt(t.provideLogits + t.provideCandidates + t.provideEncoderOutput, 0) : '', String(r.sentences_differing_from_wasm)];
 });
 const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
 const line = (r) => r.map((v, i) => (i < 2 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
@@ -174,7 +180,7 @@ for (const r of table) console.log(line(r));
 console.log('vs wasm: tokens/s against wasm translate() on the same workload in this run. GPU wait: time in ' +
   'WebGpuBackend.encode/project (submission to readback); wasm next(): decoder layers, log-softmax and search; ' +
   'computeOnCpu: encoder and output projection on wasm; ' +
-  'copy-in: provideEncoderOutput/provideLogits (JS -> wasm copy and NaN check). differ: sentences whose tokens differ from wasm translate().');
+  'copy-in: provideEncoderOutput/provideLogits/provideCandidates (JS -> wasm copy and checks). differ: sentences whose tokens differ from wasm translate().');
 if (args.json) {
   writeFileSync(args.json, JSON.stringify({ model: modelFile, config, adapter, threads, variant: args.variant, options,
     rows: rows.map(({ tokens, ...r }) => r) }, null, 2));

@@ -27,13 +27,15 @@ export function summarize(results) {
 //                 out-of-memory error scope fires.
 function injectFault(backend, fault) {
   if (fault === 'lose-device') {
-    const project = backend.project.bind(backend);
     let calls = 0;
-    backend.project = (hidden, rows) => {
-      const answer = project(hidden, rows);
-      if (++calls === 3) backend.runtime.device.destroy();
-      return answer;
-    };
+    for (const name of ['project', 'projectCandidates']) {
+      const method = backend[name].bind(backend);
+      backend[name] = (...args) => {
+        const answer = method(...args);
+        if (++calls === 3) backend.runtime.device.destroy();
+        return answer;
+      };
+    }
   } else if (fault === 'oom') {
     const runtime = backend.runtime;
     const guard = runtime.guardMemory.bind(runtime);
