@@ -234,7 +234,7 @@ class TranslationSession::Impl {
     if (phase_ == Phase::kEncodePending || phase_ == Phase::kProjectPending)
       throw Error(std::string("next(): the pending ") + (phase_ == Phase::kEncodePending ? "encode" : "projection") +
                   " request has no answer yet: call " +
-                  (phase_ == Phase::kEncodePending ? "provide_encoder_output()" : "provide_logits()") +
+                  (phase_ == Phase::kEncodePending ? "provide_encoder_output()" : "provide_logits(), provide_candidates()") +
                   " or compute_on_cpu() first");
     if (phase_ == Phase::kDone) return Need::kDone;
     std::lock_guard<std::mutex> lock(t_->mutex_);

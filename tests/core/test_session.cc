@@ -252,8 +252,8 @@ TEST_CASE("session calls out of order and bad values are clear errors", "[sessio
                     "provide_encoder_output() needs an encode request, but the request was answered (call next())");
 
   REQUIRE(s->next() == Need::kProject);
-  CHECK_THROWS_WITH(s->next(), "next(): the pending projection request has no answer yet: call provide_logits() or "
-                               "compute_on_cpu() first");
+  CHECK_THROWS_WITH(s->next(), "next(): the pending projection request has no answer yet: call provide_logits(), "
+                               "provide_candidates() or compute_on_cpu() first");
   CHECK_THROWS_WITH(s->encode_request(), "encode_request() needs an encode request, but a projection request is pending");
   size_t rows = 0;
   s->hidden(&rows);
