@@ -5,10 +5,24 @@
 //   const results = t.translate(["Hallo Welt."], {beam: 1, maxLength: 0, nbest: 1,
 //                               returnScores: true, returnAlignment: false, splitSentences: true});
 //   t.info(); t.delete();
+//
+// The step-wise session (web/src/webgpu/BRIDGE.md), for a backend in JS that computes the encoder
+// and the output projection (WebGPU):
+//   const s = t.begin(["Hallo Welt."], options);
+//   for (let need = s.next(); need.kind !== 'done'; need = s.next()) {
+//     if (need.kind === 'encode') s.provideEncoderOutput(states);  // need: batch, length, ids, lengths
+//     else s.provideLogits(logits);         // need: rows, hidden, candidates (or provideCandidates)
+//     // or s.computeOnCpu() for either
+//   }
+//   const results = s.results(); s.delete();
+//   t.tensorView(name), t.positionsView(): the weights to upload.
+// The typed arrays in `need`, and the views, alias wasm memory: valid until the next call into the
+// module (memory may grow), so they are copied (e.g. by queue.writeBuffer) before any await.
 #include <emscripten.h>
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -118,6 +132,128 @@ val to_js(const tformer::Translation& t, const JsOptions& o) {
   return result;
 }
 
+// Runs f and returns its value, or throws its error as a JS Error (see throw_js_error).
+template <typename F>
+auto or_js_error(F&& f) -> decltype(f()) {
+  if (auto out = guarded(std::forward<F>(f))) return std::move(*out);
+  throw_js_error(last_error.c_str());
+  __builtin_unreachable();
+}
+
+// The engine's session errors name its C++ calls; JS callers see the names they call.
+std::string with_js_names(std::string message) {
+  static const std::pair<const char*, const char*> names[] = {
+      {"provide_encoder_output()", "provideEncoderOutput()"}, {"provide_logits()", "provideLogits()"},
+      {"provide_candidates()", "provideCandidates()"},
+      {"compute_on_cpu()", "computeOnCpu()"}, {"kDone", "kind 'done'"}};
+  for (const auto& [cpp, js] : names)
+    for (size_t at = message.find(cpp); at != std::string::npos; at = message.find(cpp, at + std::strlen(js)))
+      message.replace(at, std::strlen(cpp), js);
+  return message;
+}
+
+// Runs a call of the session, its errors in JS names.
+template <typename F>
+auto session_call(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const tformer::Error& e) {
+    throw tformer::Error(with_js_names(e.what()));
+  }
+}
+
+// One translation driven from JS: Module.TranslationSession, made by Translator.begin().
+class JsSession {
+ public:
+  JsSession(std::unique_ptr<tformer::TranslationSession> session, const JsOptions& options)
+      : session_(std::move(session)), options_(options) {}
+
+  // {kind: 'encode', batch, length, ids: Int32Array, lengths: Int32Array}
+  // | {kind: 'project', rows, hidden: Float32Array [rows * dModel], candidates} | {kind: 'done'}
+  val next() {
+    return or_js_error([&] {
+      using Need = tformer::TranslationSession::Need;
+      const Need need = session_call([&] { return session_->next(); });
+      val out = val::object();
+      if (need == Need::kEncode) {
+        const auto& r = session_->encode_request();
+        out.set("kind", std::string("encode"));
+        out.set("batch", double(r.batch));
+        out.set("length", double(r.length));
+        out.set("ids", val(emscripten::typed_memory_view(r.ids.size(), r.ids.data())));
+        out.set("lengths", val(emscripten::typed_memory_view(r.lengths.size(), r.lengths.data())));
+      } else if (need == Need::kProject) {
+        size_t rows = 0;
+        const float* hidden = session_->hidden(&rows);
+        out.set("kind", std::string("project"));
+        out.set("rows", double(rows));
+        out.set("candidates", double(session_->candidates_per_row()));
+        out.set("hidden", val(emscripten::typed_memory_view(rows * session_->d_model(), hidden)));
+      } else {
+        out.set("kind", std::string("done"));
+      }
+      return out;
+    });
+  }
+
+  // states: Float32Array [batch * length * dModel]
+  void provide_encoder_output(const val& states) {
+    or_js_error([&] {
+      const size_t n = copy_in("provideEncoderOutput", states);
+      session_call([&] { session_->provide_encoder_output(buffer_.data(), n); });
+      return true;
+    });
+  }
+
+  // logits: Float32Array [rows * vocabSize]
+  void provide_logits(const val& logits) {
+    or_js_error([&] {
+      const size_t n = copy_in("provideLogits", logits);
+      session_call([&] { session_->provide_logits(buffer_.data(), n); });
+      return true;
+    });
+  }
+
+  // rows: Float32Array [rows * (3 + 2 * candidates)]: see TranslationSession::provide_candidates
+  void provide_candidates(const val& rows) {
+    or_js_error([&] {
+      const size_t n = copy_in("provideCandidates", rows);
+      session_call([&] { session_->provide_candidates(buffer_.data(), n); });
+      return true;
+    });
+  }
+
+  void compute_on_cpu() {
+    or_js_error([&] {
+      session_call([&] { session_->compute_on_cpu(); });
+      return true;
+    });
+  }
+
+  val results() {
+    return or_js_error([&] {
+      val out = val::array();
+      for (const auto& r : session_call([&] { return session_->results(); })) out.call<void>("push", to_js(r, options_));
+      return out;
+    });
+  }
+
+ private:
+  // One copy from the JS array into wasm memory.
+  size_t copy_in(const char* call, const val& array) {
+    if (!array.instanceof(val::global("Float32Array")))
+      throw tformer::Error(std::string(call) + "() takes a Float32Array");
+    const size_t n = array["length"].as<size_t>();
+    buffer_.resize(n);
+    val(emscripten::typed_memory_view(n, buffer_.data())).call<void>("set", array);
+    return n;
+  }
+
+  std::unique_ptr<tformer::TranslationSession> session_;
+  JsOptions options_;
+  std::vector<float> buffer_;
+};
+
 class JsTranslator {
  public:
   // `bytes`: a Uint8Array (or anything with length and set()) holding a .tfm file. It is copied
@@ -140,6 +276,28 @@ class JsTranslator {
     if (std::optional<val> out = guarded([&] { return translate_unguarded(texts, options); })) return *out;
     throw_js_error(last_error.c_str());
     return val::undefined();
+  }
+
+  std::unique_ptr<JsSession> begin(const val& texts, const JsOptions& options) {
+    return or_js_error([&] {
+      return std::make_unique<JsSession>(translator_.begin(texts_of(texts), to_engine(options)), options);
+    });
+  }
+
+  // A weight tensor as a Float32Array: a view of the model file in wasm memory when the file
+  // stores it as f32, else a converted copy (f16 widened, int8 dequantised by the engine).
+  val tensor_view(const std::string& name) {
+    return or_js_error([&] {
+      tformer::TensorFloats t = translator_.tensor_floats(name);
+      val view(emscripten::typed_memory_view(t.size, t.data));
+      return t.converted.empty() ? view : val::global("Float32Array").new_(view);
+    });
+  }
+
+  // The positional encodings the engine adds: Float32Array view [maxPositions * dModel].
+  val positions_view() const {
+    const std::vector<float>& p = translator_.positions();
+    return val(emscripten::typed_memory_view(p.size(), p.data()));
   }
 
   val info() const {
@@ -172,6 +330,14 @@ class JsTranslator {
       : translator_(std::move(bytes), config) {}
 
   val translate_unguarded(const val& texts, const JsOptions& options) {
+    const auto results = translator_.translate(texts_of(texts), to_engine(options));
+    val out = val::array();
+    for (const auto& r : results) out.call<void>("push", to_js(r, options));
+    return out;
+  }
+
+  // A string or an array of strings, checked.
+  static std::vector<std::string> texts_of(const val& texts) {
     std::vector<std::string> inputs;
     const bool single = texts.typeOf().as<std::string>() == "string";
     if (single) {
@@ -188,10 +354,7 @@ class JsTranslator {
       }
     }
     for (size_t i = 0; i < inputs.size(); ++i) check_surrogates(single ? texts : val(texts[i]), i);
-    const auto results = translator_.translate(inputs, to_engine(options));
-    val out = val::array();
-    for (const auto& r : results) out.call<void>("push", to_js(r, options));
-    return out;
+    return inputs;
   }
 
   tformer::Translator translator_;
@@ -213,5 +376,15 @@ EMSCRIPTEN_BINDINGS(tformer) {
   emscripten::class_<JsTranslator>("Translator")
       .constructor(&JsTranslator::create, emscripten::allow_raw_pointers())
       .function("translate", &JsTranslator::translate)
+      .function("begin", &JsTranslator::begin)
+      .function("tensorView", &JsTranslator::tensor_view)
+      .function("positionsView", &JsTranslator::positions_view)
       .function("info", &JsTranslator::info);
+  emscripten::class_<JsSession>("TranslationSession")
+      .function("next", &JsSession::next)
+      .function("provideEncoderOutput", &JsSession::provide_encoder_output)
+      .function("provideLogits", &JsSession::provide_logits)
+      .function("provideCandidates", &JsSession::provide_candidates)
+      .function("computeOnCpu", &JsSession::compute_on_cpu)
+      .function("results", &JsSession::results);
 }

@@ -69,36 +69,29 @@ class Translator::Impl {
                     std::to_string(c.vocab_size));
     model_.emplace(*backend_, file);
     fill_info(file);
-  }
-
-  std::vector<Translation> translate(const std::vector<std::string>& texts, const TranslateOptions& options) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    validate(options);
-    std::vector<Translation> results(texts.size());
-    std::vector<Unit> units;
-    for (size_t p = 0; p < texts.size(); ++p) {
-      require_valid_utf8(texts[p], ("input text " + std::to_string(p + 1)).c_str());
-      split_paragraph(p, texts[p], options, units);
-    }
-    std::vector<SentenceTranslation> done(units.size());
-    translate_units(units, options, done);
-
-    // Reassemble: sentences joined by a space, lines by a line break.
-    for (size_t u = 0; u < units.size(); ++u) {
-      Translation& t = results[units[u].paragraph];
-      if (!t.sentences.empty())
-        t.text += units[u].line != units[u - 1].line ? std::string(units[u].line - units[u - 1].line, '\n') : " ";
-      t.text += done[u].hypotheses.at(0).text;
-      t.sentences.push_back(std::move(done[u]));
-    }
-    return results;
+    // Kept for tensor_floats(): an external backend (WebGPU) uploads the weights from it.
+    file_.emplace(std::move(file));
   }
 
   const ModelInfo& info() const { return info_; }
   std::string backend_name() const { return backend_->name(); }
   int threads() const { return backend_->threads(); }
 
- private:
+  TensorFloats tensor_floats(const std::string& name) const {
+    const TensorEntry& t = file_->tensor(name);
+    TensorFloats out;
+    out.size = size_t(t.elements());
+    if (t.dtype == DType::kF32 && reinterpret_cast<uintptr_t>(t.data) % alignof(float) == 0) {
+      out.data = reinterpret_cast<const float*>(t.data);
+    } else {
+      out.converted = file_->floats(name, t.shape);
+      out.data = out.converted.data();
+    }
+    return out;
+  }
+  const std::vector<float>& positions() const { return model_->positions().table(); }
+
+  // The steps of a translation, used by TranslationSession (which holds mutex_ around them).
   void split_paragraph(size_t p, const std::string& text, const TranslateOptions& options, std::vector<Unit>& units) {
     const ModelConfig& c = config_;
     const size_t specials = size_t(c.source_bos) + size_t(c.source_eos);
@@ -143,32 +136,30 @@ class Translator::Impl {
     return int(std::max<long long>(1, std::min<long long>(n, config_.max_positions)));
   }
 
-  void translate_units(const std::vector<Unit>& units, const TranslateOptions& options,
-                       std::vector<SentenceTranslation>& out) {
-    // Similar lengths together keep padding small; results go back to their input order.
+  // Similar lengths together keep padding small; each batch holds indices into `units`, and
+  // results go back to the input order.
+  std::vector<std::vector<size_t>> make_batches(const std::vector<Unit>& units, const TranslateOptions& options) const {
     std::vector<size_t> order(units.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return units[a].source.size() < units[b].source.size(); });
+    std::vector<std::vector<size_t>> batches;
+    for (size_t begin = 0; begin < order.size();) {
+      size_t end = begin + 1;
+      while (end < order.size() && (end - begin + 1) * units[order[end]].source.size() <= options.max_batch_tokens) ++end;
+      batches.emplace_back(order.begin() + long(begin), order.begin() + long(end));
+      begin = end;
+    }
+    return batches;
+  }
+
+  static SearchOptions search_options(const TranslateOptions& options) {
     SearchOptions so;
     so.beam_size = options.beam_size;
     so.nbest = options.nbest;
     so.length_penalty = options.length_penalty;
     so.alignment = options.return_alignment;
-    for (size_t begin = 0; begin < order.size();) {
-      size_t end = begin + 1;
-      while (end < order.size() && (end - begin + 1) * units[order[end]].source.size() <= options.max_batch_tokens) ++end;
-      std::vector<std::vector<int>> sources;
-      std::vector<int> max_lengths;
-      for (size_t i = begin; i < end; ++i) {
-        sources.push_back(units[order[i]].source);
-        max_lengths.push_back(max_target_length(units[order[i]].source.size(), options));
-      }
-      const EncoderOutput memory = model_->encoder().forward(sources);
-      auto hyps = search(model_->decoder(), config_, memory, max_lengths, so);
-      for (size_t i = begin; i < end; ++i) out[order[i]] = make_result(units[order[i]], hyps[i - begin]);
-      begin = end;
-    }
+    return so;
   }
 
   SentenceTranslation make_result(const Unit& unit, std::vector<SearchHypothesis>& hyps) const {
@@ -193,7 +184,11 @@ class Translator::Impl {
 
   void fill_info(const ModelFile& file) {
     const ModelConfig& c = config_;
-    info_.config_json = file.header()["config"].dump();
+    // As stored, with the defaults of absent keys filled in: a reader (the WebGPU backend) sees
+    // the architecture the engine runs.
+    nlohmann::json config = c.to_json();
+    config.update(file.header()["config"]);
+    info_.config_json = config.dump();
     info_.metadata_json = file.header().contains("metadata") ? file.header()["metadata"].dump() : "{}";
     info_.file_bytes = file.size();
     info_.vocab_size = c.vocab_size;
@@ -213,25 +208,272 @@ class Translator::Impl {
   std::unique_ptr<Backend> backend_;
   std::optional<Tokenizer> source_tokenizer_, target_tokenizer_;
   std::optional<TransformerModel> model_;
+  std::optional<ModelFile> file_;
   ModelInfo info_;
   std::mutex mutex_;
 };
 
+// The state of one translation between requests: its units and batches, the batch being
+// decoded and the request that waits for an answer.
+class TranslationSession::Impl {
+ public:
+  using Need = TranslationSession::Need;
+
+  Impl(std::shared_ptr<Translator::Impl> owner, const std::vector<std::string>& texts, const TranslateOptions& options)
+      : t_(std::move(owner)), options_(options), paragraphs_(texts.size()) {
+    validate(options);
+    for (size_t p = 0; p < texts.size(); ++p) {
+      require_valid_utf8(texts[p], ("input text " + std::to_string(p + 1)).c_str());
+      t_->split_paragraph(p, texts[p], options, units_);
+    }
+    batches_ = t_->make_batches(units_, options);
+    done_.resize(units_.size());
+  }
+
+  Need next() {
+    if (phase_ == Phase::kEncodePending || phase_ == Phase::kProjectPending)
+      throw Error(std::string("next(): the pending ") + (phase_ == Phase::kEncodePending ? "encode" : "projection") +
+                  " request has no answer yet: call " +
+                  (phase_ == Phase::kEncodePending ? "provide_encoder_output()" : "provide_logits(), provide_candidates()") +
+                  " or compute_on_cpu() first");
+    if (phase_ == Phase::kDone) return Need::kDone;
+    std::lock_guard<std::mutex> lock(t_->mutex_);
+    if (phase_ == Phase::kEncodeAnswered) {
+      std::vector<int> max_lengths;
+      for (size_t u : batches_[batch_]) max_lengths.push_back(t_->max_target_length(units_[u].source.size(), options_));
+      search_.emplace(t_->model_->decoder(), t_->config_, *memory_, std::move(max_lengths),
+                      Translator::Impl::search_options(options_));
+      memory_.reset();  // the decoder keeps the keys and values it needs
+    } else if (phase_ == Phase::kProjectAnswered) {
+      if (answered_with_candidates_)
+        search_->consume_candidates(candidates_.data());
+      else
+        search_->consume_logits();
+    }
+    phase_ = Phase::kIdle;
+    if (search_ && !search_->done()) {
+      hidden_ = search_->hidden().data();
+      phase_ = Phase::kProjectPending;
+      return Need::kProject;
+    }
+    if (search_) {
+      auto hyps = search_->take_results();
+      const std::vector<size_t>& batch = batches_[batch_];
+      for (size_t i = 0; i < batch.size(); ++i) done_[batch[i]] = t_->make_result(units_[batch[i]], hyps[i]);
+      search_.reset();
+      ++batch_;
+    }
+    if (batch_ < batches_.size()) {
+      make_encode_request();
+      phase_ = Phase::kEncodePending;
+      return Need::kEncode;
+    }
+    assemble();
+    phase_ = Phase::kDone;
+    return Need::kDone;
+  }
+
+  const EncodeRequest& encode_request() const {
+    expect(Phase::kEncodePending, "encode_request()");
+    return request_;
+  }
+
+  void provide_encoder_output(const float* states, size_t size) {
+    expect(Phase::kEncodePending, "provide_encoder_output()");
+    const size_t d = d_model();
+    check_values("provide_encoder_output()", states, size, request_.batch * request_.length * d,
+                 "batch " + std::to_string(request_.batch) + " x length " + std::to_string(request_.length) +
+                     " x d_model " + std::to_string(d));
+    EncoderOutput memory;
+    memory.batch = request_.batch;
+    memory.max_length = request_.length;
+    memory.d_model = d;
+    memory.lengths.assign(request_.lengths.begin(), request_.lengths.end());
+    memory.states.assign(states, states + size);
+    memory_ = std::move(memory);
+    phase_ = Phase::kEncodeAnswered;
+  }
+
+  const float* hidden(size_t* rows) const {
+    expect(Phase::kProjectPending, "hidden()");
+    if (rows) *rows = search_->rows();
+    return hidden_;
+  }
+
+  void provide_logits(const float* logits, size_t size) {
+    expect(Phase::kProjectPending, "provide_logits()");
+    const size_t rows = search_->rows();
+    check_values("provide_logits()", logits, size, rows * vocab_size(),
+                 std::to_string(rows) + " rows x vocabulary " + std::to_string(vocab_size()));
+    std::copy(logits, logits + size, search_->logits());
+    answered_with_candidates_ = false;
+    phase_ = Phase::kProjectAnswered;
+  }
+
+  void provide_candidates(const float* rows, size_t size) {
+    expect(Phase::kProjectPending, "provide_candidates()");
+    const size_t n = search_->rows(), k = search_->candidates_per_row(), stride = 3 + 2 * k, V = vocab_size();
+    check_values("provide_candidates()", rows, size, n * stride,
+                 std::to_string(n) + " rows x (3 + 2 x " + std::to_string(k) + " candidates)");
+    std::vector<float> ids(k);
+    for (size_t r = 0; r < n; ++r) {
+      const float* row = rows + r * stride;
+      auto bad = [&](const std::string& what) {
+        throw Error("provide_candidates(): row " + std::to_string(r) + ": " + what);
+      };
+      if (!std::isfinite(row[0]) || !std::isfinite(row[1])) bad("the max and log-sum-exp must be finite");
+      for (size_t i = 0; i < k; ++i) {
+        const float id = row[3 + 2 * i + 1];
+        if (!(id >= 0 && id < float(V) && id == std::floor(id)))
+          bad("candidate " + std::to_string(i) + " has token id " + std::to_string(id) + ", not one of [0, " + std::to_string(V) + ")");
+        ids[i] = id;
+      }
+      std::sort(ids.begin(), ids.end());
+      if (std::adjacent_find(ids.begin(), ids.end()) != ids.end()) bad("a token id is given twice");
+    }
+    candidates_.assign(rows, rows + size);
+    answered_with_candidates_ = true;
+    phase_ = Phase::kProjectAnswered;
+  }
+
+  size_t candidates_per_row() const {
+    expect(Phase::kProjectPending, "candidates_per_row()");
+    return search_->candidates_per_row();
+  }
+
+  void compute_on_cpu() {
+    if (phase_ != Phase::kEncodePending && phase_ != Phase::kProjectPending)
+      throw Error("compute_on_cpu(): no request is pending (call next() first)");
+    std::lock_guard<std::mutex> lock(t_->mutex_);
+    if (phase_ == Phase::kEncodePending) {
+      std::vector<std::vector<int>> sources;
+      for (size_t u : batches_[batch_]) sources.push_back(units_[u].source);
+      memory_ = t_->model_->encoder().forward(sources);
+      phase_ = Phase::kEncodeAnswered;
+    } else {
+      const std::vector<float>& hidden = search_->hidden();
+      t_->model_->decoder().project(hidden.data(), search_->rows(), search_->logits());
+      answered_with_candidates_ = false;
+      phase_ = Phase::kProjectAnswered;
+    }
+  }
+
+  std::vector<Translation> results() const {
+    if (phase_ != Phase::kDone) throw Error("results(): the translation is not finished (next() has not returned kDone)");
+    return paragraphs_;
+  }
+
+  size_t d_model() const { return size_t(t_->config_.d_model); }
+  size_t vocab_size() const { return size_t(t_->config_.vocab_size); }
+
+ private:
+  enum class Phase { kIdle, kEncodePending, kEncodeAnswered, kProjectPending, kProjectAnswered, kDone };
+
+  void expect(Phase phase, const char* call) const {
+    if (phase_ == phase) return;
+    const char* what = phase == Phase::kEncodePending ? "an encode request" : "a projection request";
+    std::string now;
+    switch (phase_) {
+      case Phase::kIdle: now = "no request is pending (call next() first)"; break;
+      case Phase::kEncodePending: now = "an encode request is pending"; break;
+      case Phase::kProjectPending: now = "a projection request is pending"; break;
+      case Phase::kEncodeAnswered:
+      case Phase::kProjectAnswered: now = "the request was answered (call next())"; break;
+      case Phase::kDone: now = "the translation is finished"; break;
+    }
+    throw Error(std::string(call) + " needs " + what + ", but " + now);
+  }
+
+  static void check_values(const char* call, const float* values, size_t size, size_t expected, const std::string& shape) {
+    if (size != expected)
+      throw Error(std::string(call) + ": " + std::to_string(size) + " values given, " + std::to_string(expected) +
+                  " expected (" + shape + ")");
+    if (!values && size) throw Error(std::string(call) + ": no values given");
+    for (size_t i = 0; i < size; ++i)
+      if (std::isnan(values[i])) throw Error(std::string(call) + ": value " + std::to_string(i) + " is NaN");
+  }
+
+  void make_encode_request() {
+    const std::vector<size_t>& batch = batches_[batch_];
+    request_.batch = batch.size();
+    request_.length = 0;
+    for (size_t u : batch) request_.length = std::max(request_.length, units_[u].source.size());
+    request_.ids.assign(request_.batch * request_.length, t_->config_.pad_id);
+    request_.lengths.clear();
+    for (size_t b = 0; b < batch.size(); ++b) {
+      const std::vector<int>& source = units_[batch[b]].source;
+      std::copy(source.begin(), source.end(), request_.ids.begin() + long(b * request_.length));
+      request_.lengths.push_back(int32_t(source.size()));
+    }
+  }
+
+  // Sentences joined by a space, lines by line breaks, in input order.
+  void assemble() {
+    for (size_t u = 0; u < units_.size(); ++u) {
+      Translation& t = paragraphs_[units_[u].paragraph];
+      if (!t.sentences.empty())
+        t.text += units_[u].line != units_[u - 1].line ? std::string(units_[u].line - units_[u - 1].line, '\n') : " ";
+      t.text += done_[u].hypotheses.at(0).text;
+      t.sentences.push_back(std::move(done_[u]));
+    }
+  }
+
+  std::shared_ptr<Translator::Impl> t_;
+  TranslateOptions options_;
+  std::vector<Unit> units_;
+  std::vector<std::vector<size_t>> batches_;  // indices into units_
+  std::vector<SentenceTranslation> done_;     // per unit
+  std::vector<Translation> paragraphs_;
+  size_t batch_ = 0;                          // the batch being encoded or decoded
+  Phase phase_ = Phase::kIdle;
+  EncodeRequest request_;
+  std::optional<EncoderOutput> memory_;
+  std::optional<Search> search_;
+  const float* hidden_ = nullptr;  // the pending projection's input, owned by search_
+  bool answered_with_candidates_ = false;
+  std::vector<float> candidates_;  // the answer of provide_candidates()
+};
+
+TranslationSession::TranslationSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TranslationSession::~TranslationSession() = default;
+TranslationSession::Need TranslationSession::next() { return impl_->next(); }
+const TranslationSession::EncodeRequest& TranslationSession::encode_request() const { return impl_->encode_request(); }
+void TranslationSession::provide_encoder_output(const float* states, size_t size) { impl_->provide_encoder_output(states, size); }
+const float* TranslationSession::hidden(size_t* rows) const { return impl_->hidden(rows); }
+void TranslationSession::provide_logits(const float* logits, size_t size) { impl_->provide_logits(logits, size); }
+void TranslationSession::provide_candidates(const float* rows, size_t size) { impl_->provide_candidates(rows, size); }
+size_t TranslationSession::candidates_per_row() const { return impl_->candidates_per_row(); }
+void TranslationSession::compute_on_cpu() { impl_->compute_on_cpu(); }
+std::vector<Translation> TranslationSession::results() const { return impl_->results(); }
+size_t TranslationSession::d_model() const { return impl_->d_model(); }
+size_t TranslationSession::vocab_size() const { return impl_->vocab_size(); }
+
 Translator::Translator(const std::string& model_path, const TranslatorConfig& config)
-    : impl_(std::make_unique<Impl>(ModelFile::from_path(model_path), config)) {}
+    : impl_(std::make_shared<Impl>(ModelFile::from_path(model_path), config)) {}
 
 Translator::Translator(const uint8_t* data, size_t size, const TranslatorConfig& config)
     : Translator(std::vector<uint8_t>(data, data + size), config) {}
 
 Translator::Translator(std::vector<uint8_t> bytes, const TranslatorConfig& config)
-    : impl_(std::make_unique<Impl>(ModelFile::from_bytes(std::move(bytes)), config)) {}
+    : impl_(std::make_shared<Impl>(ModelFile::from_bytes(std::move(bytes)), config)) {}
 
 Translator::~Translator() = default;
 
 std::vector<Translation> Translator::translate(const std::vector<std::string>& texts, const TranslateOptions& options) {
-  return impl_->translate(texts, options);
+  const std::unique_ptr<TranslationSession> session = begin(texts, options);
+  while (session->next() != TranslationSession::Need::kDone) session->compute_on_cpu();
+  return session->results();
 }
 
+std::unique_ptr<TranslationSession> Translator::begin(const std::vector<std::string>& texts,
+                                                      const TranslateOptions& options) {
+  std::lock_guard<std::mutex> lock(impl_->mutex_);
+  return std::unique_ptr<TranslationSession>(
+      new TranslationSession(std::make_unique<TranslationSession::Impl>(impl_, texts, options)));
+}
+
+TensorFloats Translator::tensor_floats(const std::string& name) const { return impl_->tensor_floats(name); }
+const std::vector<float>& Translator::positions() const { return impl_->positions(); }
 const ModelInfo& Translator::info() const { return impl_->info(); }
 std::string Translator::backend_name() const { return impl_->backend_name(); }
 int Translator::threads() const { return impl_->threads(); }

@@ -139,6 +139,24 @@ TEST_CASE("absurd or unknown config values are refused", "[model-file]") {
   REQUIRE_THROWS_WITH(load(with_header(f, [](json& h) { h["format"] = "onnx"; })), Contains("'format' is not"));
 }
 
+TEST_CASE("info().config fills in the defaults of absent keys", "[model-file]") {
+  const auto f = fixture_bytes();
+  const auto stripped = with_header(f, [](json& h) {
+    for (const char* key : {"norm", "activation", "output_bias", "prenorm_raw_self_kv", "suppress_unk"}) h["config"].erase(key);
+  });
+  Translator t(stripped.data(), stripped.size());
+  const json config = json::parse(t.info().config_json);
+  CHECK(config["norm"] == "post");
+  CHECK(config["activation"] == "relu");
+  CHECK(config["output_bias"] == true);
+  CHECK(config["prenorm_raw_self_kv"] == false);
+  CHECK(config["suppress_unk"] == false);
+  CHECK(config["layer_norm_eps"] == 1e-06);  // as stored
+  CHECK(config["tied_embeddings"] == "all");
+  Translator original(f.data(), f.size());
+  CHECK(json::parse(original.info().config_json) == json::parse(f.begin() + 24, f.begin() + 24 + long(header_length(f)))["config"]);
+}
+
 TEST_CASE("tokenizer problems are refused", "[model-file]") {
   const auto f = fixture_bytes();
   REQUIRE_THROWS_WITH(load(with_header(f, [](json& h) { h["tokenizer"]["type"] = "bpe"; })),

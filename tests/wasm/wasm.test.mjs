@@ -144,3 +144,62 @@ for (const variant of ['st', 'mt']) {
     stillWorks();
   });
 }
+
+for (const variant of ['st', 'mt']) {
+  test(`${variant}: the step-wise session (Translator.begin) gives translate()'s results; misuse throws Errors`, async () => {
+    const M = modules[variant] ??= await loadVariant(variant);
+    const t = await translator(variant, 'marian', 1);
+    const texts = golden('marian').sentences.map((s) => s.text);
+    for (const opts of [options({ returnAlignment: true }), options({ beam: 4, nbest: 3 })]) {
+      const s = t.begin(texts, opts);
+      const needs = [];
+      for (let need = s.next(); need.kind !== 'done'; need = s.next()) {
+        needs.push(need.kind);
+        if (need.kind === 'encode') {
+          assert.equal(need.ids.length, need.batch * need.length);
+          assert.equal(need.lengths.length, need.batch);
+        } else {
+          assert.equal(need.hidden.length, need.rows * 32);
+        }
+        s.computeOnCpu();
+      }
+      assert.equal(needs[0], 'encode');
+      assert.ok(needs.filter((k) => k === 'project').length >= 30);
+      assert.deepEqual(s.results(), t.translate(texts, opts));
+      s.delete();
+    }
+
+    // Answers from outside: the engine's own numbers, given back through the JS API.
+    const s = t.begin(['Die Katze schläft.'], options());
+    const expected = t.translate(['Die Katze schläft.'], options());
+    let need = s.next();
+    assert.throws(() => s.provideLogits(new Float32Array(4)), { message: 'provideLogits() needs a projection request, but an encode request is pending' });
+    assert.throws(() => s.next(), /the pending encode request has no answer yet/);
+    assert.throws(() => s.provideEncoderOutput([1, 2]), { message: 'provideEncoderOutput() takes a Float32Array' });
+    assert.throws(() => s.provideEncoderOutput(new Float32Array(3)), /3 values given, \d+ expected \(batch 1 x length \d+ x d_model 32\)/);
+    s.computeOnCpu();
+    need = s.next();
+    assert.equal(need.kind, 'project');
+    s.computeOnCpu();
+    assert.throws(() => s.computeOnCpu(), /computeOnCpu\(\): no request is pending \(call next\(\) first\)/);
+    need = s.next();
+    assert.equal(need.candidates, 1, 'greedy search needs the best candidate of each row');
+    assert.throws(() => s.provideCandidates(new Float32Array(3)), { message: `provideCandidates(): 3 values given, ${need.rows * 5} expected (${need.rows} rows x (3 + 2 x 1 candidates))` });
+    const logits = new Float32Array(need.rows * 256).fill(NaN);
+    assert.throws(() => s.provideLogits(logits), { message: 'provideLogits(): value 0 is NaN' });
+    assert.throws(() => s.results(), { message: "results(): the translation is not finished (next() has not returned kind 'done')" });
+    s.computeOnCpu();
+    while (s.next().kind !== 'done') s.computeOnCpu();
+    assert.equal(s.results()[0].text, expected[0].text);
+    s.delete();
+
+    assert.throws(() => t.begin(['x'], options({ beam: 0 })), /beam size must be between 1 and 64/);
+    assert.throws(() => t.begin(['\uD800'], options()), /lone UTF-16 surrogate/);
+    assert.throws(() => t.tensorView('no.such.tensor'), /missing tensor no\.such\.tensor/);
+    const info = t.info();
+    assert.equal(t.tensorView('embedding.weight').length, 256 * 32); // f16 in the file: converted
+    assert.equal(t.tensorView('output_bias').length, 256);
+    assert.equal(t.positionsView().length, info.config.max_positions * 32);
+    t.delete();
+  });
+}

@@ -3,20 +3,7 @@
 // Needs Debian's chromium and npm playwright-core (web/node_modules); skipped without them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-
-const CHROMIUM = '/usr/bin/chromium';
-const root = fileURLToPath(new URL('../../', import.meta.url));
-let chromium = null;
-try {
-  ({ chromium } = createRequire(new URL('../../web/package.json', import.meta.url))('playwright-core'));
-} catch {}
-const skip = !existsSync(CHROMIUM) ? `no ${CHROMIUM} (apt-get install chromium)` :
-  !chromium ? 'npm playwright-core not found under web/node_modules' : false;
+import { browserSkip as skip, serveRepository, launchChromium } from './chromium.mjs';
 
 // Runs in the page or the worker: everything it needs comes from the served repository.
 async function encoderCheck(base) {
@@ -37,31 +24,11 @@ async function encoderCheck(base) {
 }
 
 test('WebGPU encoder in headless Chromium: page and module Worker', { skip }, async (t) => {
-  const server = http.createServer(async (req, res) => {
-    const path = decodeURIComponent(req.url.split('?')[0]);
-    if (path === '/') {
-      res.setHeader('content-type', 'text/html');
-      return res.end('<!doctype html><title>tformer webgpu</title>');
-    }
-    try {
-      if (path.includes('..')) throw new Error('no');
-      const body = await readFile(root + path);
-      res.setHeader('content-type', /\.m?js$/.test(path) ? 'text/javascript' : 'application/octet-stream');
-      res.end(body);
-    } catch {
-      res.statusCode = 404;
-      res.end();
-    }
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--enable-unsafe-webgpu', '--no-sandbox', '--headless=new', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const server = await serveRepository();
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    await page.goto(`${server.url}/`);
     const source = `(${encoderCheck.toString()})`;
     const inPage = await page.evaluate(`${source}(location.origin)`);
     const inWorker = await page.evaluate(async (src) => {

@@ -34,6 +34,23 @@ export function softmaxRows(s, rows, n, masked = -1e38) {
   return out;
 }
 
+// Per row: max, log(sum(exp(x - max))), x[eos], then the k largest (value, id), largest first,
+// ties by lower id, without `exclude`; ids past the candidates are 0xffffffff.
+export function logSoftmaxTopK(x, rows, n, k, exclude, eos) {
+  const out = [];
+  for (let r = 0; r < rows; ++r) {
+    const row = x.subarray(r * n, (r + 1) * n);
+    const m = row.reduce((a, b) => Math.max(a, b), -3.4028234663852886e38); // -FLT_MAX, as the kernel
+    let sum = 0;
+    for (const v of row) sum += Math.exp(v - m);
+    const order = [...row.keys()].filter((i) => i !== exclude && !Number.isNaN(row[i]))
+      .sort((a, b) => row[b] - row[a] || a - b);
+    out.push(m, Math.log(sum), row[eos]);
+    for (let j = 0; j < k; ++j) out.push(j < order.length ? row[order[j]] : 0, j < order.length ? order[j] : 0xffffffff);
+  }
+  return out;
+}
+
 export function layerNorm(x, rows, d, gamma, beta, eps) {
   const y = new Float64Array(rows * d);
   for (let r = 0; r < rows; ++r) {

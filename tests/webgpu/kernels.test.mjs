@@ -15,14 +15,15 @@ import { performance } from 'node:perf_hooks';
 import { nodeRuntime, nullDevice } from './node_gpu.mjs';
 import * as cpu from './cpu_reference.mjs';
 import {
-  GpuLinear, GpuEncoder, linear, attention, attentionScores, attentionValues, softmaxRows, layerNorm, activate, addInPlace,
+  GpuLinear, GpuEncoder, linear, logSoftmaxTopK, attention, attentionScores, attentionValues, softmaxRows, layerNorm, activate, addInPlace,
   embed, f32ToF16Bits, f16BitsToF32, GpuValidationError, GpuDeviceLostError,
 } from '../../web/src/webgpu/index.js';
-import { matmulKernel, matmulWorkgroups } from '../../web/src/webgpu/kernels/matmul.js';
+import { matmulKernel, matmulWorkgroups, matmulFewRowsKernel } from '../../web/src/webgpu/kernels/matmul.js';
 import { attentionScoresKernel, attentionValuesKernel } from '../../web/src/webgpu/kernels/attention.js';
 import { softmaxKernel } from '../../web/src/webgpu/kernels/softmax.js';
 import { layerNormKernel } from '../../web/src/webgpu/kernels/layer_norm.js';
 import { activationKernel, addKernel, embedKernel } from '../../web/src/webgpu/kernels/elementwise.js';
+import { logSoftmaxTopKKernel } from '../../web/src/webgpu/kernels/top_k.js';
 import { MASKED_SCORE } from '../../web/src/webgpu/kernels/attention.js';
 
 // test-backend-ops' default bound; f16 weights are measured against f16-rounded CPU weights with
@@ -115,11 +116,14 @@ test('every kernel variant compiles, the shader-f16 ones included (Dawn null bac
   const nul = await nullDevice().catch(() => null);
   if (!nul) return t.skip('no Dawn null backend');
   const kernels = [attentionScoresKernel(), attentionValuesKernel(), softmaxKernel(), layerNormKernel(),
-    activationKernel('relu'), activationKernel('swish'), addKernel(), embedKernel()];
+    activationKernel('relu'), activationKernel('swish'), addKernel(), embedKernel(), logSoftmaxTopKKernel()];
   for (const weights of nul.hasShaderF16 ? ['f32', 'f16', 'f16-unpacked'] : ['f32', 'f16-unpacked'])
     for (const activation of ['none', 'relu', 'swish'])
       for (const bias of [true, false])
-        for (const residual of [true, false]) kernels.push(matmulKernel({ weights, activation, bias, residual }));
+        for (const residual of [true, false]) {
+          kernels.push(matmulKernel({ weights, activation, bias, residual }));
+          kernels.push(matmulFewRowsKernel({ weights, activation, bias, residual }));
+        }
   for (const k of kernels) {
     nul.device.pushErrorScope('validation');
     const module = nul.device.createShaderModule({ code: k.code });
@@ -150,7 +154,7 @@ test('matmul with bias, activation and residual (f32 weights)', { skip }, async 
     const lin = new GpuLinear(runtime, w, b, K, N, { f16: false });
     const [gx, gy] = [runtime.upload(x), runtime.tensor(M * N)];
     const gr = r ? runtime.upload(r) : null;
-    const opts = { activation: v.activation ?? 'none', residual: gr };
+    const opts = { activation: v.activation ?? 'none', residual: gr, kernel: 'tiled' };
     const { result, ms } = await runAndTime((rec) => linear(rec, lin, gx, M, gy, opts), gy);
     const expected = cpu.linear(x, M, w, b, K, N, { activation: opts.activation, residual: r });
     const cmp = cpu.compare(result, expected);
@@ -170,7 +174,7 @@ test('matmul with f16 weights (unpack2x16float without shader-f16)', { skip }, a
     const lin = new GpuLinear(runtime, w, b, K, N, { f16: true });
     assert.equal(lin.weights, runtime.hasShaderF16 ? 'f16' : 'f16-unpacked');
     const [gx, gy] = [runtime.upload(x), runtime.tensor(M * N)];
-    const { result, ms } = await runAndTime((rec) => linear(rec, lin, gx, M, gy), gy);
+    const { result, ms } = await runAndTime((rec) => linear(rec, lin, gx, M, gy, { kernel: 'tiled' }), gy);
     const wHalf = Float32Array.from(w, (value) => f16BitsToF32(f32ToF16Bits(value)));
     const cmp = cpu.compare(result, cpu.linear(x, M, wHalf, b, K, N));
     const vsF32 = cpu.compare(result, cpu.linear(x, M, w, b, K, N));
@@ -179,6 +183,70 @@ test('matmul with f16 weights (unpack2x16float without shader-f16)', { skip }, a
     assertClose(`matmul f16 ${M}x${K}x${N} vs f32 weights`, vsF32, MAX_NMSE_F16_VS_F32);
     lin.destroy();
     freeAll(gx, gy);
+  }
+});
+
+// The few-rows kernel (the decoder's output projection): rows around its 8-row blocks, odd K
+// (the pair reads past K), odd N (the 32-column groups), every weight storage and epilogue.
+const FEW_ROWS_SHAPES = [
+  // [rows M, in K, out N]
+  [1, 1, 1], [1, 7, 5], [2, 33, 70], [7, 13, 29], [8, 64, 130], [9, 31, 33], [16, 256, 257], [17, 100, 64], [3, 512, 1000],
+];
+
+test('few-rows matmul (output projection) against the CPU, all weight storages', { skip }, async () => {
+  const variants = [{}, { activation: 'relu' }, { activation: 'swish' }, { residual: true }, { bias: false }];
+  for (const [i, [M, K, N]] of FEW_ROWS_SHAPES.entries()) {
+    const v = variants[i % variants.length];
+    const x = rand.uniform(M * K);
+    const w = rand.uniform(N * K);
+    const b = v.bias === false ? null : rand.uniform(N);
+    const r = v.residual ? rand.uniform(M * N) : null;
+    const expected = cpu.linear(x, M, w, b, K, N, { activation: v.activation ?? 'none', residual: r });
+    const wHalf = Float32Array.from(w, (value) => f16BitsToF32(f32ToF16Bits(value)));
+    const expectedHalf = cpu.linear(x, M, wHalf, b, K, N, { activation: v.activation ?? 'none', residual: r });
+    for (const f16 of [false, true]) {
+      const lin = new GpuLinear(runtime, w, b, K, N, { f16 });
+      const [gx, gy] = [runtime.upload(x), runtime.tensor(M * N)];
+      const gr = r ? runtime.upload(r) : null;
+      const opts = { activation: v.activation ?? 'none', residual: gr, kernel: 'few-rows' };
+      const { result, ms } = await runAndTime((rec) => linear(rec, lin, gx, M, gy, opts), gy);
+      const cmp = cpu.compare(result, f16 ? expectedHalf : expected);
+      const name = `matmul few-rows ${lin.weights}${v.activation ? '+' + v.activation : ''}${v.residual ? '+residual' : ''}${b ? '' : ' nobias'}`;
+      record({ kernel: name, shape: `${M}x${K}x${N}`, ...cmp, ms, flops: 2 * M * K * N });
+      assertClose(`${name} ${M}x${K}x${N}`, cmp, MAX_NMSE);
+      lin.destroy();
+      freeAll(gx, gy, ...(gr ? [gr] : []));
+    }
+  }
+});
+
+test('logSoftmaxTopK: max, log-sum-exp, EOS logit and the k best ids, ties and -inf included', { skip }, async () => {
+  // [rows, n, k, exclude (-1: none), eos, distinct values (ties when few), share of -inf]
+  const cases = [[1, 1, 1, -1, 0, 0, 0], [3, 7, 3, 2, 1, 0, 0], [5, 300, 8, 1, 0, 5, 0], [4, 1000, 1, -1, 3, 0, 0.3],
+    [2, 16000, 8, 1, 0, 0, 0.01], [3, 513, 128, 7, 2, 40, 0], [1, 4, 4, 0, 1, 0, 0]];
+  for (const [rows, n, k, exclude, eos, levels, negInf] of cases) {
+    const x = Float32Array.from(rand.uniform(rows * n, -8, 8), (v) => {
+      if (rand.next() < negInf) return -Infinity;
+      return levels ? Math.round((v + 8) / 16 * levels) : v;
+    });
+    const [gx, gout] = [runtime.upload(x), runtime.tensor(rows * (3 + 2 * k))];
+    const { result, ms } = await runAndTime((rec) => logSoftmaxTopK(rec, gx, rows, n, k, { exclude, eos }, gout), gout);
+    const expected = cpu.logSoftmaxTopK(x, rows, n, k, exclude, eos);
+    const label = `${rows}x${n} k${k}${levels ? ` ${levels} levels` : ''}${negInf ? ` ${negInf * 100}% -inf` : ''}`;
+    const stride = 3 + 2 * k;
+    for (let r = 0; r < rows; ++r) {
+      const at = r * stride;
+      assert.equal(result[at], expected[at], `${label}: row ${r} max`);
+      assert.ok(Math.abs(result[at + 1] - expected[at + 1]) <= 1e-5 * Math.max(1, Math.abs(expected[at + 1])), `${label}: row ${r} log-sum-exp ${result[at + 1]} vs ${expected[at + 1]}`);
+      assert.equal(result[at + 2], expected[at + 2], `${label}: row ${r} EOS logit`);
+      for (let j = 0; j < k; ++j) {
+        assert.equal(result[at + 4 + 2 * j], Math.fround(expected[at + 4 + 2 * j]), `${label}: row ${r} candidate ${j} id`);
+        assert.equal(result[at + 3 + 2 * j], expected[at + 3 + 2 * j], `${label}: row ${r} candidate ${j} value`);
+      }
+    }
+    const lse = (a) => a.filter((_, i) => i % stride === 1);
+    record({ kernel: 'logSoftmaxTopK', shape: label, ...cpu.compare(lse(result), lse(expected)), ms });
+    freeAll(gx, gout);
   }
 });
 

@@ -47,12 +47,23 @@ struct TensorInfo {
 };
 
 struct ModelInfo {
-  std::string config_json;    // the architecture, as stored in the file
+  std::string config_json;    // the architecture, as stored in the file (absent keys: defaults)
   std::string metadata_json;  // free-form metadata (name, languages, training)
   std::vector<TensorInfo> tensors;
   uint64_t file_bytes = 0;
   uint64_t parameters = 0;
   int vocab_size = 0, d_model = 0, heads = 0, ffn_dim = 0, encoder_layers = 0, decoder_layers = 0;
+};
+
+class TranslationSession;
+
+// The float32 values of one weight tensor of the model file (for a backend outside the engine,
+// such as WebGPU, to upload). `data` points into the Translator's copy of the file when the file
+// stores the tensor as f32 (valid while the Translator lives), else into `converted`.
+struct TensorFloats {
+  const float* data = nullptr;
+  size_t size = 0;
+  std::vector<float> converted;  // f16 widened or int8 dequantised, when needed
 };
 
 class Translator {
@@ -67,16 +78,95 @@ class Translator {
   Translator(const Translator&) = delete;
   Translator& operator=(const Translator&) = delete;
 
-  // Translates each input paragraph. Input must be valid UTF-8.
+  // Translates each input paragraph. Input must be valid UTF-8. The same as begin() followed by
+  // `while (s->next() != Need::kDone) s->compute_on_cpu();` and `s->results()`.
   std::vector<Translation> translate(const std::vector<std::string>& texts,
                                      const TranslateOptions& options = {});
+
+  // Starts a translation driven step by step, for a caller that computes the encoder and the
+  // output projection elsewhere (TranslationSession). Validates everything translate() does.
+  // The session keeps the model alive: it may outlive this Translator.
+  std::unique_ptr<TranslationSession> begin(const std::vector<std::string>& texts,
+                                            const TranslateOptions& options = {});
+
+  // For an external backend: a weight tensor by its name in models/FORMAT.md, as float32.
+  TensorFloats tensor_floats(const std::string& name) const;
+  // The positional encodings the engine adds, [max_positions, d_model] row-major.
+  const std::vector<float>& positions() const;
 
   const ModelInfo& info() const;
   std::string backend_name() const;
   int threads() const;
 
  private:
+  friend class TranslationSession;
   class Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+// A translation as a resumable sequence of requests, so that the encoder and the decoder's output
+// projection (the matmul-heavy work) can run on another backend (WebGPU, driven from JS) while
+// tokenizing, the decoder layers and the search stay here. Each step:
+//
+//   for (auto need = s->next(); need != Need::kDone; need = s->next()) {
+//     if (need == Need::kEncode)   // encode_request() -> states [batch * length * d_model]
+//       s->provide_encoder_output(states, size);
+//     else                         // hidden(&rows) [rows * d_model] -> logits [rows * vocab]
+//       s->provide_logits(logits, size);  // or provide_candidates(): the best few per row
+//     // or, for either request: s->compute_on_cpu();
+//   }
+//   auto translations = s->results();
+//
+// Values provided from outside are checked for size and NaN; a rejected value leaves the request
+// pending, so compute_on_cpu() can still answer it. Calls out of order throw tformer::Error. A
+// session is not thread-safe; sessions of one Translator may interleave (each call holds the
+// Translator's lock).
+class TranslationSession {
+ public:
+  enum class Need { kEncode, kProject, kDone };
+
+  // A padded batch of source sentences: ids [batch * length] row-major (positions past a
+  // sentence's length hold the model's pad_id), lengths [batch].
+  struct EncodeRequest {
+    size_t batch = 0, length = 0;
+    std::vector<int32_t> ids, lengths;
+  };
+
+  ~TranslationSession();
+  TranslationSession(const TranslationSession&) = delete;
+  TranslationSession& operator=(const TranslationSession&) = delete;
+
+  // Does the engine's own work (the decoder layers, the search rules, the next batch) until a
+  // request needs answering, and says which.
+  Need next();
+  // The pending kEncode request.
+  const EncodeRequest& encode_request() const;
+  // Answers it: the encoder's output [batch * length * d_model] (rows past a length: any value).
+  void provide_encoder_output(const float* states, size_t size);
+  // The pending kProject request: the decoder's last hidden states [rows * d_model].
+  const float* hidden(size_t* rows) const;
+  // Answers it: logits [rows * vocab_size] = hidden W^T + b of the model's output projection.
+  void provide_logits(const float* logits, size_t size);
+  // Or answers it with each row's best candidates instead of full logits (a few numbers per row
+  // instead of vocab_size): per row, 3 + 2 * candidates_per_row() floats: the row's max logit m,
+  // log(sum(exp(logit - m))), the logit of EOS, then (logit, token id) pairs of the
+  // candidates_per_row() largest logits, largest first (ties: lower id), leaving out <unk> when
+  // the config says suppress_unk. Ids are exact in float32 (vocabularies < 2^24).
+  void provide_candidates(const float* rows, size_t size);
+  // 1 for greedy search, 2 x beam size for beam search.
+  size_t candidates_per_row() const;
+  // Answers the pending request with the engine's own backend.
+  void compute_on_cpu();
+  // Once next() said kDone: one Translation per input text, as translate() returns them.
+  std::vector<Translation> results() const;
+
+  size_t d_model() const;
+  size_t vocab_size() const;
+
+ private:
+  friend class Translator;
+  class Impl;
+  explicit TranslationSession(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -5,26 +5,15 @@
 #include <limits>
 
 #include "kernels/ops.h"
+#include "tformer/error.h"
 
 namespace tformer {
 namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-struct Row {
-  int sentence = 0;
-  std::vector<int> tokens;
-  float score = 0.f;
-  std::vector<float> alignment;
-  std::vector<std::vector<float>> logits;
-};
-
-struct Candidate {
-  float score;
-  int64_t index;  // row-in-sentence * vocab + token
-};
-
 // a ranks before b: higher score, then lower index (a stable descending sort).
+template <typename Candidate>
 bool ranks_before(const Candidate& a, const Candidate& b) {
   return a.score > b.score || (a.score == b.score && a.index < b.index);
 }
@@ -47,131 +36,203 @@ void step_log_probs(const ModelConfig& config, float* logits, bool force_eos) {
 
 }  // namespace
 
+Search::Search(const Decoder& decoder, const ModelConfig& config, const EncoderOutput& memory,
+               std::vector<int> max_lengths, const SearchOptions& options, bool keep_logits)
+    : decoder_(decoder),
+      config_(config),
+      options_(options),
+      keep_logits_(keep_logits),
+      max_lengths_(std::move(max_lengths)),
+      source_lengths_(memory.lengths),
+      source_stride_(memory.max_length) {
+  if (max_lengths_.size() != memory.batch)
+    throw Error("search: " + std::to_string(max_lengths_.size()) + " length limits for a batch of " +
+                std::to_string(memory.batch));
+  const int longest = *std::max_element(max_lengths_.begin(), max_lengths_.end());
+  state_ = decoder.start(memory, size_t(longest));
+  rows_.resize(memory.batch);
+  for (size_t b = 0; b < memory.batch; ++b) rows_[b].sentence = int(b);
+  finished_.resize(memory.batch);
+}
+
+const std::vector<float>& Search::hidden() {
+  if (done()) throw Error("search: hidden() after the search is done");
+  if (!hidden_ready_) {
+    tokens_.resize(rows_.size());
+    for (size_t r = 0; r < rows_.size(); ++r) tokens_[r] = rows_[r].tokens.empty() ? -1 : rows_[r].tokens.back();
+    decoder_.step_hidden(state_, tokens_, hidden_, options_.alignment ? &alignment_ : nullptr);
+    logits_.resize(rows_.size() * size_t(config_.vocab_size));
+    hidden_ready_ = true;
+  }
+  return hidden_;
+}
+
+float* Search::logits() {
+  if (!hidden_ready_) throw Error("search: logits() before hidden() in this step");
+  return logits_.data();
+}
+
+void Search::consume_logits() {
+  if (!hidden_ready_) throw Error("search: consume_logits() before hidden() in this step");
+  const size_t V = size_t(config_.vocab_size);
+  advance([&](size_t r, bool force_eos, auto&& visit) {
+    float* lp = &logits_[r * V];
+    if (keep_logits_) rows_[r].logits.emplace_back(lp, lp + V);
+    step_log_probs(config_, lp, force_eos);
+    for (size_t v = 0; v < V; ++v) visit(int(v), lp[v]);
+  });
+}
+
+size_t Search::candidates_per_row() const { return options_.beam_size <= 1 ? 1 : size_t(2 * options_.beam_size); }
+
+void Search::consume_candidates(const float* rows) {
+  if (!hidden_ready_) throw Error("search: consume_candidates() before hidden() in this step");
+  if (keep_logits_) throw Error("search: keep_logits needs full logits");
+  const size_t k = candidates_per_row(), stride = 3 + 2 * k;
+  advance([&](size_t r, bool force_eos, auto&& visit) {
+    const float* row = rows + r * stride;
+    const float m = row[0], log_sum = row[1];
+    // The same log-probability as ops::log_softmax, from the row's max and log-sum-exp.
+    auto log_prob = [&](float logit) { return (logit - m) - log_sum; };
+    if (force_eos) return visit(config_.eos_id, log_prob(row[2]));
+    for (size_t i = 0; i < k; ++i) {
+      const int token = int(row[3 + 2 * i + 1]);
+      if (!(config_.suppress_unk && token == config_.unk_id)) visit(token, log_prob(row[3 + 2 * i]));
+    }
+  });
+}
+
+template <typename Candidates>
+void Search::advance(Candidates&& candidates) {
+  hidden_ready_ = false;
+  const size_t V = size_t(config_.vocab_size), S = source_stride_;
+  const int K = std::max(1, options_.beam_size);
+  const int step = step_++;
+  std::vector<Row>& rows = rows_;
+  std::vector<float>& alignment = alignment_;
+  std::vector<Candidate>& heap = heap_;
+
+  std::vector<Row> next;
+  std::vector<int> parents;
+  auto finish = [&](const Row& row, int token, float score, size_t r) {
+    SearchHypothesis h;
+    h.tokens = row.tokens;
+    h.tokens.push_back(token);
+    h.raw_score = score;
+    h.score = normalized(score, h.tokens.size(), options_.length_penalty);
+    if (options_.alignment) {
+      h.alignment = row.alignment;
+      h.alignment.insert(h.alignment.end(), &alignment[r * S], &alignment[r * S] + size_t(source_lengths_[size_t(row.sentence)]));
+    }
+    h.step_logits = row.logits;
+    finished_[size_t(row.sentence)].push_back(std::move(h));
+  };
+  auto extend = [&](const Row& row, int token, float score, size_t r) {
+    Row n;
+    n.sentence = row.sentence;
+    n.tokens = row.tokens;
+    n.tokens.push_back(token);
+    n.score = score;
+    if (options_.alignment) {
+      n.alignment = row.alignment;
+      n.alignment.insert(n.alignment.end(), &alignment[r * S], &alignment[r * S] + size_t(source_lengths_[size_t(row.sentence)]));
+    }
+    n.logits = row.logits;
+    next.push_back(std::move(n));
+    parents.push_back(int(r));
+  };
+
+  // Rows of one sentence are contiguous: [begin, end).
+  for (size_t begin = 0; begin < rows.size();) {
+    const int sentence = rows[begin].sentence;
+    size_t end = begin;
+    while (end < rows.size() && rows[end].sentence == sentence) ++end;
+    const bool force_eos = step == max_lengths_[size_t(sentence)] - 1;
+
+    if (K == 1) {
+      // The first maximum: the highest log-probability, then the lowest token id.
+      int best = -1;
+      float best_lp = kNegInf;
+      candidates(begin, force_eos, [&](int token, float lp) {
+        if (best < 0 || lp > best_lp || (lp == best_lp && token < best)) {
+          best = token;
+          best_lp = lp;
+        }
+      });
+      if (best < 0 || best >= int(V)) throw Error("search: no candidate token for a hypothesis");
+      const float score = rows[begin].score + best_lp;
+      if (best == config_.eos_id)
+        finish(rows[begin], best, score, begin);
+      else
+        extend(rows[begin], best, score, begin);
+      begin = end;
+      continue;
+    }
+
+    // The best 2K candidates over all rows of the sentence, kept in a heap whose top is the
+    // worst of them.
+    const size_t keep = size_t(2 * K);
+    heap.clear();
+    for (size_t r = begin; r < end; ++r) {
+      const float base = rows[r].score;
+      candidates(r, force_eos, [&](int token, float lp) {
+        const Candidate c{base + lp, int64_t((r - begin) * V) + token};
+        if (c.score == kNegInf || token < 0 || token >= int(V)) return;
+        if (heap.size() == keep && !ranks_before(c, heap.front())) return;
+        heap.push_back(c);
+        std::push_heap(heap.begin(), heap.end(), ranks_before<Candidate>);
+        if (heap.size() > keep) {
+          std::pop_heap(heap.begin(), heap.end(), ranks_before<Candidate>);
+          heap.pop_back();
+        }
+      });
+    }
+    std::sort(heap.begin(), heap.end(), ranks_before<Candidate>);
+    auto& done = finished_[size_t(sentence)];
+    int live = 0;
+    for (size_t rank = 0; rank < heap.size(); ++rank) {
+      const size_t r = begin + size_t(heap[rank].index / int64_t(V));
+      const int token = int(heap[rank].index % int64_t(V));
+      if (token == config_.eos_id) {
+        if (int(rank) < K && int(done.size()) < K) finish(rows[r], token, heap[rank].score, r);
+      } else if (live < K) {
+        extend(rows[r], token, heap[rank].score, r);
+        ++live;
+      }
+    }
+    if (int(done.size()) >= K) {
+      // The sentence is done: drop the rows just added for it.
+      while (!next.empty() && next.back().sentence == sentence) {
+        next.pop_back();
+        parents.pop_back();
+      }
+    }
+    begin = end;
+  }
+  rows = std::move(next);
+  if (!rows.empty()) decoder_.select_rows(state_, parents);
+}
+
+std::vector<std::vector<SearchHypothesis>> Search::take_results() {
+  if (!done()) throw Error("search: take_results() before the search is done");
+  for (auto& hyps : finished_) {
+    std::stable_sort(hyps.begin(), hyps.end(),
+                     [](const SearchHypothesis& a, const SearchHypothesis& b) { return a.score > b.score; });
+    if (int(hyps.size()) > options_.nbest) hyps.resize(size_t(options_.nbest));
+  }
+  return std::move(finished_);
+}
+
 std::vector<std::vector<SearchHypothesis>> search(const Decoder& decoder, const ModelConfig& config,
                                                   const EncoderOutput& memory, const std::vector<int>& max_lengths,
                                                   const SearchOptions& options, bool keep_logits) {
-  const size_t B = memory.batch, V = size_t(config.vocab_size), S = memory.max_length;
-  const int K = std::max(1, options.beam_size);
-  const int longest = *std::max_element(max_lengths.begin(), max_lengths.end());
-  DecoderState state = decoder.start(memory, size_t(longest));
-
-  std::vector<Row> rows(B);
-  for (size_t b = 0; b < B; ++b) rows[b].sentence = int(b);
-  std::vector<std::vector<SearchHypothesis>> finished(B);
-
-  std::vector<float> logits, alignment;
-  std::vector<int> tokens;
-  std::vector<Candidate> heap;
-  for (int step = 0; !rows.empty(); ++step) {
-    tokens.resize(rows.size());
-    for (size_t r = 0; r < rows.size(); ++r) tokens[r] = rows[r].tokens.empty() ? -1 : rows[r].tokens.back();
-    decoder.step(state, tokens, logits, options.alignment ? &alignment : nullptr);
-
-    std::vector<Row> next;
-    std::vector<int> parents;
-    auto finish = [&](const Row& row, int token, float score, size_t r) {
-      SearchHypothesis h;
-      h.tokens = row.tokens;
-      h.tokens.push_back(token);
-      h.raw_score = score;
-      h.score = normalized(score, h.tokens.size(), options.length_penalty);
-      if (options.alignment) {
-        h.alignment = row.alignment;
-        h.alignment.insert(h.alignment.end(), &alignment[r * S], &alignment[r * S] + size_t(memory.lengths[size_t(row.sentence)]));
-      }
-      h.step_logits = row.logits;
-      finished[size_t(row.sentence)].push_back(std::move(h));
-    };
-    auto extend = [&](const Row& row, int token, float score, size_t r) {
-      Row n;
-      n.sentence = row.sentence;
-      n.tokens = row.tokens;
-      n.tokens.push_back(token);
-      n.score = score;
-      if (options.alignment) {
-        n.alignment = row.alignment;
-        n.alignment.insert(n.alignment.end(), &alignment[r * S], &alignment[r * S] + size_t(memory.lengths[size_t(row.sentence)]));
-      }
-      n.logits = row.logits;
-      next.push_back(std::move(n));
-      parents.push_back(int(r));
-    };
-
-    // Rows of one sentence are contiguous: [begin, end).
-    for (size_t begin = 0; begin < rows.size();) {
-      const int sentence = rows[begin].sentence;
-      size_t end = begin;
-      while (end < rows.size() && rows[end].sentence == sentence) ++end;
-      const bool force_eos = step == max_lengths[size_t(sentence)] - 1;
-      for (size_t r = begin; r < end; ++r) {
-        if (keep_logits) rows[r].logits.emplace_back(&logits[r * V], &logits[r * V] + V);
-        step_log_probs(config, &logits[r * V], force_eos);
-      }
-
-      if (K == 1) {
-        const float* lp = &logits[begin * V];
-        const size_t best = size_t(std::max_element(lp, lp + V) - lp);  // first maximum
-        const float score = rows[begin].score + lp[best];
-        if (int(best) == config.eos_id)
-          finish(rows[begin], int(best), score, begin);
-        else
-          extend(rows[begin], int(best), score, begin);
-        begin = end;
-        continue;
-      }
-
-      // The best 2K candidates over all rows of the sentence, kept in a heap whose top is the
-      // worst of them.
-      const size_t keep = size_t(2 * K);
-      heap.clear();
-      for (size_t r = begin; r < end; ++r) {
-        const float* lp = &logits[r * V];
-        const float base = rows[r].score;
-        for (size_t v = 0; v < V; ++v) {
-          const float c = base + lp[v];
-          if (c == kNegInf) continue;
-          // Later candidates have larger indices, so a tie with the current worst loses.
-          if (heap.size() == keep && c <= heap.front().score) continue;
-          heap.push_back({c, int64_t((r - begin) * V + v)});
-          std::push_heap(heap.begin(), heap.end(), ranks_before);
-          if (heap.size() > keep) {
-            std::pop_heap(heap.begin(), heap.end(), ranks_before);
-            heap.pop_back();
-          }
-        }
-      }
-      std::sort(heap.begin(), heap.end(), ranks_before);
-      auto& done = finished[size_t(sentence)];
-      int live = 0;
-      for (size_t rank = 0; rank < heap.size(); ++rank) {
-        const size_t r = begin + size_t(heap[rank].index / int64_t(V));
-        const int token = int(heap[rank].index % int64_t(V));
-        if (token == config.eos_id) {
-          if (int(rank) < K && int(done.size()) < K) finish(rows[r], token, heap[rank].score, r);
-        } else if (live < K) {
-          extend(rows[r], token, heap[rank].score, r);
-          ++live;
-        }
-      }
-      if (int(done.size()) >= K) {
-        // The sentence is done: drop the rows just added for it.
-        while (!next.empty() && next.back().sentence == sentence) {
-          next.pop_back();
-          parents.pop_back();
-        }
-      }
-      begin = end;
-    }
-    rows = std::move(next);
-    if (!rows.empty()) decoder.select_rows(state, parents);
+  Search s(decoder, config, memory, max_lengths, options, keep_logits);
+  while (!s.done()) {
+    const std::vector<float>& hidden = s.hidden();
+    decoder.project(hidden.data(), s.rows(), s.logits());
+    s.consume_logits();
   }
-
-  for (auto& hyps : finished) {
-    std::stable_sort(hyps.begin(), hyps.end(),
-                     [](const SearchHypothesis& a, const SearchHypothesis& b) { return a.score > b.score; });
-    if (int(hyps.size()) > options.nbest) hyps.resize(size_t(options.nbest));
-  }
-  return finished;
+  return s.take_results();
 }
 
 }  // namespace tformer

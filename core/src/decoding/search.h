@@ -31,9 +31,76 @@ struct SearchHypothesis {
   std::vector<std::vector<float>> step_logits;  // for tests: raw logits per step (greedy only)
 };
 
-// Returns, per sentence, up to `nbest` hypotheses, best first. max_lengths[s] >= 1 is the
-// sentence's target length limit (EOS included). With keep_logits (greedy only) the raw logits
-// of every step are kept, for the parity tests.
+// The search as a resumable object, so that a step can stop between "hidden states ready" and
+// "logits consumed" while the output projection runs elsewhere (the WebGPU backend, driven from
+// JS). One step:
+//   const std::vector<float>& h = s.hidden();           // the decoder layers, [rows, d_model]
+//   decoder.project(h.data(), s.rows(), s.logits());    // or logits written by another backend
+//   s.consume_logits();                                  // log-softmax, rules, beam step
+// until done(); then take_results(). search() below is exactly that loop.
+class Search {
+ public:
+  // max_lengths[s] >= 1 is sentence s's target length limit (EOS included). With keep_logits
+  // (greedy only) the raw logits of every step are kept, for the parity tests. `decoder` must
+  // outlive the search; `memory` is read only here.
+  Search(const Decoder& decoder, const ModelConfig& config, const EncoderOutput& memory,
+         std::vector<int> max_lengths, const SearchOptions& options, bool keep_logits = false);
+
+  bool done() const { return rows_.empty(); }
+  // Live hypotheses of this step (the rows of hidden() and logits()).
+  size_t rows() const { return rows_.size(); }
+  // Runs the decoder layers for this step (once; later calls return the same states).
+  const std::vector<float>& hidden();
+  // This step's logits [rows, vocab] to be filled in, after hidden().
+  float* logits();
+  // Applies the search rules to the filled logits and moves to the next step.
+  void consume_logits();
+  // The same from each row's best candidates instead of full logits (computed elsewhere, e.g.
+  // on the GPU, so that only a few numbers per row travel): per row, 3 + 2 * candidates_per_row()
+  // floats: the row's max logit m, log_sum = log(sum exp(logit - m)), the logit of EOS, then
+  // (logit, token id) pairs of the best candidates_per_row() tokens by logit (ties: lower id),
+  // <unk> left out when the model suppresses it. The best 2K of a sentence lie within its rows'
+  // best 2K, so beam search needs no more; greedy needs 1.
+  void consume_candidates(const float* rows);
+  size_t candidates_per_row() const;
+  // Per sentence, up to `nbest` hypotheses, best first; once done().
+  std::vector<std::vector<SearchHypothesis>> take_results();
+
+ private:
+  // One step of the search rules; candidates(r, force_eos, visit) calls visit(token, log-prob)
+  // for the candidates of row r.
+  template <typename Candidates>
+  void advance(Candidates&& candidates);
+
+  struct Row {
+    int sentence = 0;
+    std::vector<int> tokens;
+    float score = 0.f;
+    std::vector<float> alignment;
+    std::vector<std::vector<float>> logits;
+  };
+  struct Candidate {
+    float score;
+    int64_t index;  // row-in-sentence * vocab + token
+  };
+
+  const Decoder& decoder_;
+  const ModelConfig& config_;
+  SearchOptions options_;
+  bool keep_logits_;
+  std::vector<int> max_lengths_, source_lengths_;
+  size_t source_stride_ = 0;  // padded source length: the row stride of alignment_
+  DecoderState state_;
+  std::vector<Row> rows_;
+  std::vector<std::vector<SearchHypothesis>> finished_;
+  int step_ = 0;
+  bool hidden_ready_ = false;
+  std::vector<float> hidden_, logits_, alignment_;
+  std::vector<int> tokens_;
+  std::vector<Candidate> heap_;
+};
+
+// Runs a Search to the end with the decoder's own output projection.
 std::vector<std::vector<SearchHypothesis>> search(const Decoder& decoder, const ModelConfig& config,
                                                   const EncoderOutput& memory, const std::vector<int>& max_lengths,
                                                   const SearchOptions& options, bool keep_logits = false);

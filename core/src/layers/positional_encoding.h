@@ -14,6 +14,7 @@ class PositionalEncoding {
   // Adds the encoding of `position` to x[d_model].
   void add(int position, float* x) const;
   int positions() const { return positions_; }
+  const std::vector<float>& table() const { return table_; }  // [positions, d_model]
 
  private:
   std::vector<float> table_;

@@ -108,4 +108,33 @@ ModelConfig ModelConfig::from_json(const json& j) {
   return c;
 }
 
+json ModelConfig::to_json() const {
+  const ModelConfig& c = *this;
+  return json{{"vocab_size", c.vocab_size},
+              {"d_model", c.d_model},
+              {"heads", c.heads},
+              {"ffn_dim", c.ffn_dim},
+              {"encoder_layers", c.encoder_layers},
+              {"decoder_layers", c.decoder_layers},
+              {"norm", c.norm == Norm::kPre ? "pre" : "post"},
+              {"prenorm_raw_self_kv", c.prenorm_raw_self_kv},
+              {"activation", c.activation == Activation::kSwish ? "swish" : "relu"},
+              {"max_positions", c.max_positions},
+              {"positional_encoding", c.positional_encoding == PositionalKind::kMarian ? "marian" : "interleaved"},
+              {"decoder_start", c.decoder_start == DecoderStart::kZero ? "zero" : "bos"},
+              {"source_bos", c.source_bos},
+              {"source_eos", c.source_eos},
+              {"pad_id", c.pad_id},
+              {"unk_id", c.unk_id},
+              {"bos_id", c.bos_id},
+              {"eos_id", c.eos_id},
+              {"tied_embeddings", c.tied_embeddings == TiedEmbeddings::kAll      ? "all"
+                                  : c.tied_embeddings == TiedEmbeddings::kTarget ? "target"
+                                                                                 : "none"},
+              {"output_bias", c.output_bias},
+              {"layer_norm_eps", double(c.layer_norm_eps)},
+              {"suppress_unk", c.suppress_unk},
+              {"decoder_layer_type", c.decoder_layer_type == DecoderLayerType::kSsru ? "ssru" : "transformer"}};
+}
+
 }  // namespace tformer

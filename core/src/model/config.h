@@ -41,6 +41,8 @@ struct ModelConfig {
 
   // Parses and validates; throws tformer::Error naming the offending key.
   static ModelConfig from_json(const nlohmann::json& j);
+  // Every key, defaults included (from_json(to_json()) gives the same config).
+  nlohmann::json to_json() const;
 };
 
 }  // namespace tformer

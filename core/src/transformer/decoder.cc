@@ -95,6 +95,15 @@ void Decoder::cross_block(const Layer& layer, const DecoderState::Layer& cache, 
 
 void Decoder::step(DecoderState& state, const std::vector<int>& tokens, std::vector<float>& logits,
                    std::vector<float>* alignment) const {
+  step_hidden(state, tokens, last_, alignment);
+  logits.resize(state.rows * size_t(config_.vocab_size));
+  project(last_.data(), state.rows, logits.data());
+}
+
+void Decoder::project(const float* hidden, size_t rows, float* logits) const { output_(hidden, rows, logits); }
+
+void Decoder::step_hidden(DecoderState& state, const std::vector<int>& tokens, std::vector<float>& hidden,
+                          std::vector<float>* alignment) const {
   const size_t d = size_t(config_.d_model), rows = state.rows;
   const int t = state.step;
   x_.resize(rows * d);
@@ -138,8 +147,7 @@ void Decoder::step(DecoderState& state, const std::vector<int>& tokens, std::vec
     }
   }
   if (pre) final_norm_(x, rows, x);
-  logits.resize(rows * size_t(config_.vocab_size));
-  output_(x, rows, logits.data());
+  hidden.assign(x, x + rows * d);
   ++state.step;
 }
 

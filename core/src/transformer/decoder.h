@@ -40,11 +40,18 @@ class Decoder {
 
   // Starts decoding: one row per sentence, room for `max_steps` positions.
   DecoderState start(const EncoderOutput& memory, size_t max_steps) const;
-  // Decodes position state.step for every row. tokens[r] is the previous target token of row r
-  // (ignored at step 0). Writes logits [rows, vocab]; when `alignment` is given, the last layer's
-  // head-averaged cross-attention weights [rows, max source length] (zero past each source).
+  // Decodes position state.step for every row: step_hidden, then project. tokens[r] is the
+  // previous target token of row r (ignored at step 0). Writes logits [rows, vocab]; when
+  // `alignment` is given, the last layer's head-averaged cross-attention weights
+  // [rows, max source length] (zero past each source).
   void step(DecoderState& state, const std::vector<int>& tokens, std::vector<float>& logits,
             std::vector<float>* alignment = nullptr) const;
+  // The layers only: writes the last hidden states [rows, d_model] (after the final layer norm),
+  // the input of the output projection, so that the projection can run elsewhere (WebGPU).
+  void step_hidden(DecoderState& state, const std::vector<int>& tokens, std::vector<float>& hidden,
+                   std::vector<float>* alignment = nullptr) const;
+  // The output projection: logits [rows, vocab] of hidden states [rows, d_model].
+  void project(const float* hidden, size_t rows, float* logits) const;
   // Keeps rows parents[0..n): new row i continues old row parents[i].
   void select_rows(DecoderState& state, const std::vector<int>& parents) const;
 
@@ -72,7 +79,7 @@ class Decoder {
   const Linear& output_;
   std::vector<Layer> layers_;
   LayerNorm final_norm_;
-  mutable std::vector<float> x_, normed_, sub_, q_, heads_, hidden_;
+  mutable std::vector<float> x_, normed_, sub_, q_, heads_, hidden_, last_;
 };
 
 }  // namespace tformer

@@ -24,6 +24,7 @@ class TransformerModel {
   const ModelConfig& config() const { return config_; }
   const Encoder& encoder() const { return *encoder_; }
   const Decoder& decoder() const { return *decoder_; }
+  const PositionalEncoding& positions() const { return positions_; }
 
  private:
   ModelConfig config_;

@@ -78,12 +78,18 @@ export class GpuEncoder {
     this.scratch = null;
   }
 
+  // Whether the scratch tensors already hold a [batch, length] batch (else encoding allocates).
+  fits(batch, length) {
+    const cap = this.capacity;
+    return batch * length <= cap.rows && batch * this.heads * length * length <= cap.scores && batch <= cap.batch;
+  }
+
   // Scratch tensors for a batch; grown (never shrunk) so that a run of batches reuses them.
   ensureCapacity(batch, length) {
+    if (this.fits(batch, length)) return;
     const rows = batch * length;
     const scores = batch * this.heads * length * length;
     const cap = this.capacity;
-    if (rows <= cap.rows && scores <= cap.scores && batch <= cap.batch) return;
     if (this.scratch) for (const t of Object.values(this.scratch)) t.destroy();
     cap.rows = Math.max(rows, cap.rows);
     cap.scores = Math.max(scores, cap.scores);

@@ -1,11 +1,12 @@
 // One function per operation: checks shapes, picks the kernel variant and records a dispatch on
 // a Recorder. The encoder (and later the bridge to the C++ core) is written in terms of these.
 import { toF16Rows } from './half.js';
-import { matmulKernel, matmulWorkgroups } from './kernels/matmul.js';
+import { matmulKernel, matmulWorkgroups, matmulFewRowsKernel, matmulFewRowsWorkgroups } from './kernels/matmul.js';
 import {
   attentionScoresKernel, attentionScoresWorkgroups, attentionValuesKernel, attentionValuesWorkgroups,
 } from './kernels/attention.js';
 import { softmaxKernel } from './kernels/softmax.js';
+import { logSoftmaxTopKKernel, NO_TOKEN } from './kernels/top_k.js';
 import { layerNormKernel } from './kernels/layer_norm.js';
 import { activationKernel, addKernel, embedKernel, ELEMENTWISE_THREADS } from './kernels/elementwise.js';
 
@@ -58,17 +59,27 @@ export class GpuLinear {
   }
 }
 
+// Up to this many rows, linear() uses the few-rows kernel (no 64-row tile of mostly padding):
+// the decoder's output projection, one row per live hypothesis. Measured on SwiftShader only.
+export const FEW_ROWS_LIMIT = 16;
+
 // y[rows, out] = act(x[rows, in] W^T + b) + residual
-export function linear(rec, lin, x, rows, y, { activation = 'none', residual = null } = {}) {
+// kernel: 'auto' (few-rows up to FEW_ROWS_LIMIT rows, else tiled), 'tiled' or 'few-rows'.
+export function linear(rec, lin, x, rows, y, { activation = 'none', residual = null, kernel: variant = 'auto' } = {}) {
   expectLength('linear x', x, rows * lin.in);
   expectLength('linear y', y, rows * lin.out);
   if (residual) expectLength('linear residual', residual, rows * lin.out);
   if (y === x || y === residual) throw new Error('linear: y must not be x or the residual');
-  const k = kernel(matmulKernel, { weights: lin.weights, bias: !!lin.bias, activation, residual: !!residual });
+  const fewRows = variant === 'few-rows' || (variant === 'auto' && rows <= FEW_ROWS_LIMIT);
+  const options = { weights: lin.weights, bias: !!lin.bias, activation, residual: !!residual };
+  const k = fewRows ? kernel(matmulFewRowsKernel, options) : kernel(matmulKernel, options);
+  const groups = fewRows ? matmulFewRowsWorkgroups(rows, lin.out) : matmulWorkgroups(rows, lin.out);
+  if (groups[0] > rec.runtime.maxWorkgroupsPerDimension || groups[1] > rec.runtime.maxWorkgroupsPerDimension)
+    throw new Error(`linear: ${rows} x ${lin.out} outputs need ${groups[0]} x ${groups[1]} workgroups, more than the device allows`);
   const tensors = [x, lin.weight, y];
   if (lin.bias) tensors.push(lin.bias);
   if (residual) tensors.push(residual);
-  rec.dispatch(k, [rows, lin.out, lin.in, lin.stride], tensors, matmulWorkgroups(rows, lin.out));
+  rec.dispatch(k, [rows, lin.out, lin.in, lin.stride], tensors, groups);
 }
 
 // Attention of a padded batch. `shape`: { batch, heads, headDim, queries (Sq), keys (Sk) }.
@@ -105,6 +116,18 @@ export function attentionValues(rec, { batch, heads, headDim, queries, keys }, p
 export function softmaxRows(rec, s, rows, n) {
   expectLength('softmax', s, rows * n);
   rec.dispatch(kernel(softmaxKernel), [rows, n], [s], rec.runtime.grid(rows));
+}
+
+// out[rows, 3 + 2k] = per row of logits [rows, n]: max, log-sum-exp, logit of `eos`, then the k
+// largest (logit, id) pairs, leaving out `exclude` (-1: none). See kernels/top_k.js.
+export function logSoftmaxTopK(rec, logits, rows, n, k, { exclude = -1, eos }, out) {
+  expectLength('logSoftmaxTopK logits', logits, rows * n);
+  expectLength('logSoftmaxTopK out', out, rows * (3 + 2 * k));
+  if (!(k >= 1 && k <= n)) throw new Error(`logSoftmaxTopK: k ${k} outside [1, ${n}]`);
+  if (!(eos >= 0 && eos < n)) throw new Error(`logSoftmaxTopK: eos ${eos} outside [0, ${n})`);
+  if (out === logits) throw new Error('logSoftmaxTopK: out must not be the logits');
+  rec.dispatch(kernel(logSoftmaxTopKKernel), [rows, n, k, exclude >= 0 ? exclude : NO_TOKEN, eos], [logits, out],
+    rec.runtime.grid(rows));
 }
 
 // y = LN(x) with gamma/beta tensors of d floats.

@@ -14,6 +14,10 @@
 // are always f32.
 //
 // The epilogue fuses what follows a linear layer in a Transformer: bias, activation, residual.
+//
+// matmulFewRowsKernel is the same product for few rows (the decoder's output projection: one row
+// per live hypothesis, against a vocabulary of 16-32k columns), where a 64-row tile would be mostly
+// padding: see its comment.
 
 export const MATMUL_TILE = 64;
 const ACTIVATIONS = { none: (v) => v, relu: (v) => `max(${v}, 0.0)`, swish: (v) => `(${v} / (1.0 + exp(-${v})))` };
@@ -116,4 +120,83 @@ ${loadWeights}
 // Work groups for an [M, N] output.
 export function matmulWorkgroups(M, N) {
   return [Math.ceil(N / MATMUL_TILE), Math.ceil(M / MATMUL_TILE), 1];
+}
+
+// Few rows: a workgroup of 256 threads computes 32 columns for 8 rows; the 8 threads of a column
+// split K between them (each reads pairs of weights, so neighbouring threads read neighbouring
+// words of the weight row) and add up their partial sums at the end. No tile is staged in
+// workgroup memory, so the only barrier is the final reduction. Same weight storages, parameters
+// and epilogue as matmulKernel; rows past 8 take more workgroups along y.
+export const FEW_ROWS = 8;
+const FEW_COLUMNS = 32;
+const LANES = 8;
+
+export function matmulFewRowsKernel({ weights = 'f32', bias = true, activation = 'none', residual = false } = {}) {
+  if (!['f32', 'f16', 'f16-unpacked'].includes(weights)) throw new Error(`unknown weight storage ${weights}`);
+  if (!(activation in ACTIVATIONS)) throw new Error(`unknown activation ${activation}`);
+  const key = `matmul-few-rows:${weights}:${bias ? 'bias' : 'nobias'}:${activation}:${residual ? 'residual' : ''}`;
+  const weightType = { f32: 'f32', f16: 'vec2<f16>', 'f16-unpacked': 'u32' }[weights];
+  let binding = 4;
+  const biasBinding = bias ? binding++ : -1;
+  const residualBinding = residual ? binding++ : -1;
+  // The weights (k, k1) of row n, k1 = k + 1 clamped to K - 1; a weight past K is 0 (f16 rows are
+  // padded with a zero, f32 masked), so x[k1] then adds nothing.
+  const pair = weights === 'f32' ? /* wgsl */ `
+      let w2 = vec2<f32>(w[n * p.w_stride + k], select(0.0, w[n * p.w_stride + k1], k + 1u < p.K));` : /* wgsl */ `
+      let w2 = ${weights === 'f16' ? 'vec2<f32>' : 'unpack2x16float'}(w[n * p.w_stride + k / 2u]);`;
+
+  const code = /* wgsl */ `
+${weights === 'f16' ? 'enable f16;' : ''}
+struct Params { M: u32, N: u32, K: u32, w_stride: u32 }
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read> w: array<${weightType}>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+${bias ? `@group(0) @binding(${biasBinding}) var<storage, read> b: array<f32>;` : ''}
+${residual ? `@group(0) @binding(${residualBinding}) var<storage, read> r: array<f32>;` : ''}
+
+const ROWS = ${FEW_ROWS}u;
+const COLUMNS = ${FEW_COLUMNS}u;
+const LANES = ${LANES}u;
+var<workgroup> partial: array<f32, ${FEW_ROWS * FEW_COLUMNS * LANES}>; // [ROWS][COLUMNS * LANES]
+
+@compute @workgroup_size(${FEW_COLUMNS * LANES})
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+  let column = li / LANES;
+  let lane = li % LANES;
+  let n = wg.x * COLUMNS + column;
+  let row0 = wg.y * ROWS;
+  let rows = min(ROWS, p.M - row0);
+  var acc: array<f32, ${FEW_ROWS}>;
+  if (n < p.N) {
+    for (var k = 2u * lane; k < p.K; k += 2u * LANES) {
+      let k1 = min(k + 1u, p.K - 1u);
+${pair}
+      for (var i = 0u; i < ROWS; i++) {
+        if (i < rows) {
+          let base = (row0 + i) * p.K;
+          acc[i] = fma(w2.x, x[base + k], fma(w2.y, x[base + k1], acc[i]));
+        }
+      }
+    }
+  }
+  for (var i = 0u; i < ROWS; i++) { partial[i * COLUMNS * LANES + li] = acc[i]; }
+  workgroupBarrier();
+  // Thread (column, lane) finishes row number lane of its column (ROWS == LANES).
+  let row = row0 + lane;
+  if (n < p.N && lane < rows) {
+    var v = 0.0;
+    for (var j = 0u; j < LANES; j++) { v += partial[lane * COLUMNS * LANES + column * LANES + j]; }
+    ${bias ? 'v += b[n];' : ''}
+    v = ${ACTIVATIONS[activation]('v')};
+    ${residual ? 'v += r[row * p.N + n];' : ''}
+    y[row * p.N + n] = v;
+  }
+}
+`;
+  return { key, code, params: 'uuuu' };
+}
+
+export function matmulFewRowsWorkgroups(M, N) {
+  return [Math.ceil(N / FEW_COLUMNS), Math.ceil(M / FEW_ROWS), 1];
 }

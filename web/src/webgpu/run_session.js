@@ -1,0 +1,41 @@
+// The decode loop of a translation, driven from JS (BRIDGE.md, option B): the wasm engine's
+// TranslationSession does its own work in next() and says what it needs; the WebGPU backend
+// answers when it can, wasm (computeOnCpu) answers otherwise. The same loop without a backend
+// is the plain wasm path.
+//
+//   const results = await runSession(translator.begin(texts, options), backend);
+//
+// The session is owned by the loop and deleted when it ends (also on error or abort). Nothing is
+// held across an await but the session itself: another session may run meanwhile, on the same
+// translator or not.
+
+// session: a Module.TranslationSession; backend: a WebGpuBackend or null. Options:
+//   signal  an AbortSignal: the translation stops before its next step with signal.reason
+// Resolves to what session.results() returns (one result per input text, as translate()).
+export async function runSession(session, backend = null, { signal } = {}) {
+  try {
+    for (let need = session.next(); need.kind !== 'done'; need = session.next()) {
+      signal?.throwIfAborted();
+      if (backend?.usable && (await answerOnGpu(session, need, backend))) continue;
+      session.computeOnCpu();
+    }
+    return session.results();
+  } finally {
+    session.delete();
+  }
+}
+
+// True when the GPU answered. Any failure on the way, the GPU's or a refusal by the session of
+// what came back (wrong size, NaN), leaves the request pending and the backend disabled: wasm
+// then answers this request and the later ones, so the translation still completes.
+async function answerOnGpu(session, need, backend) {
+  try {
+    if (need.kind === 'encode') session.provideEncoderOutput(await backend.encode(need));
+    else if (backend.candidates) session.provideCandidates(await backend.projectCandidates(need.hidden, need.rows, need.candidates));
+    else session.provideLogits(await backend.project(need.hidden, need.rows));
+    return true;
+  } catch (error) {
+    backend.disable(error);
+    return false;
+  }
+}
