@@ -3,10 +3,13 @@ import os as _os
 
 
 def _pin_openblas_core() -> None:
-    """Debian's OpenBLAS 0.3.21 (under python3-torch) dies with SIGILL on some AVX2-only AMD CPUs:
-    it detects "Zen" but its small-matrix sgemm path runs AVX-512 (SKYLAKEX) kernels. On a CPU
-    without avx512f, pin the Haswell (AVX2) kernels unless the user chose a core type. Must run
-    before torch is imported, which is why it lives in the package's __init__."""
+    """Names OpenBLAS's kernels for this CPU (Debian 12's OpenBLAS 0.3.21, under python3-torch).
+
+    Its own detection reads recent Xeons as "Prescott" and runs f32 matmuls about 6x slower, so the
+    kernels are named from the CPU's flags: SkylakeX (AVX-512) where avx512f exists, else Haswell
+    (AVX2). Never SkylakeX without AVX-512: those kernels die with SIGILL on AVX2-only AMD EPYCs.
+    Must run before torch is imported: every entry point imports this package first. A core type
+    set by the user wins."""
     if "OPENBLAS_CORETYPE" in _os.environ:
         return
     try:
@@ -14,7 +17,9 @@ def _pin_openblas_core() -> None:
             flags = next((line for line in f if line.startswith("flags")), "").split()
     except OSError:
         return
-    if "avx2" in flags and "avx512f" not in flags:
+    if "avx512f" in flags:
+        _os.environ["OPENBLAS_CORETYPE"] = "SkylakeX"
+    elif "avx2" in flags:
         _os.environ["OPENBLAS_CORETYPE"] = "Haswell"
 
 

@@ -9,10 +9,6 @@ import sys
 
 COMMAND_MODULES = ("evaluate", "marian", "onnx_export", "quantize")
 
-# OpenBLAS 0.3.21 (Debian 12) detects recent Xeons as "Prescott" and runs f32 matmuls about 6x
-# slower; naming the core type restores its AVX-512 kernels.
-os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")
-
 
 def cmd_train(args):
     from .train import train

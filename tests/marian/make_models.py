@@ -35,7 +35,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "models"))
-os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")
+import tformer  # noqa: E402,F401  (names OpenBLAS kernels for this CPU before torch loads)
 
 import torch  # noqa: E402
 

@@ -30,7 +30,7 @@ import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "models"))
-os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")
+import tformer  # noqa: E402,F401  (names OpenBLAS kernels for this CPU before torch loads)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
