@@ -2,8 +2,9 @@
 
 One command trains a named config (models/configs/*.yaml): label-smoothed cross entropy, Adam with
 inverse-square-root warm-up, dropout, token-based batches, gradient accumulation, mixed precision
-(bf16 autocast on CPU, fp16/bf16 autocast on GPU), checkpoints with resume, early stopping on the
-dev loss, and averaging of the last checkpoints at export.
+(fp16/bf16 autocast on GPU; bf16 on CPUs that have it), checkpoints with resume, a warm start from a
+shipped .tfm (`train.init_from`), early stopping on the dev loss, and averaging of the last
+checkpoints at export.
 """
 from __future__ import annotations
 
@@ -66,6 +67,31 @@ def train_vocab(vocab: dict) -> str:
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.replace(prefix + ".model", out)
     return out
+
+
+def seed_vocab_from_tfm(tfm_path: str, vocab: dict) -> None:
+    """A warm start must keep the token ids of the model it continues: when the vocabulary file is
+    missing (a new machine), it is written from the SentencePiece model embedded in the .tfm."""
+    from . import tfm
+    from .tokenizer import Tokenizer
+    out = repo_path(vocab["model"])
+    if os.path.exists(out):
+        return
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "wb") as f:
+        f.write(Tokenizer.from_tfm(tfm.read(tfm_path), "source").model_bytes)
+
+
+def warm_start(model, cfg: ModelConfig, tfm_path: str) -> dict:
+    """Loads a .tfm's weights (f16/int8 dequantized) into `model`; returns the training state to
+    continue from (the step the .tfm was exported at, so the learning-rate schedule goes on)."""
+    from .export import load_tfm_model
+    ref, _, _, f = load_tfm_model(tfm_path)
+    if ref.cfg.to_dict() != cfg.to_dict():
+        raise ValueError(f"{tfm_path}: its architecture differs from the config's; cannot continue from it")
+    model.load_state_dict(ref.state_dict())
+    # A new epoch number gives a new shuffle, not the batches the .tfm was already trained on.
+    return {"step": int(f.metadata.get("train_step", 0)), "epoch": int(f.metadata.get("train_epoch", 0)) + 1}
 
 
 def model_config(recipe: dict, vocab_size: int) -> ModelConfig:
@@ -136,6 +162,13 @@ def train(recipe_path: str, max_minutes: float | None = None):
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     precision = tr.get("precision_gpu" if device.type == "cuda" else "precision_cpu", "fp32")
 
+    # A warm start continues from a shipped .tfm (weights only: the optimizer starts afresh), so
+    # that training on machines that do not keep models/work/ between runs still accumulates.
+    init_from = repo_path(tr["init_from"]) if tr.get("init_from") else None
+    last = os.path.join(wd, "last.pt")
+    warm = init_from if init_from and os.path.exists(init_from) and not os.path.exists(last) else None
+    if warm:
+        seed_vocab_from_tfm(warm, recipe["vocab"])
     spm_path = train_vocab(recipe["vocab"])
     tok = Tokenizer.from_file(spm_path)
     cfg = model_config(recipe, len(tok))
@@ -154,7 +187,10 @@ def train(recipe_path: str, max_minutes: float | None = None):
     opt = torch.optim.Adam(model.parameters(), lr=tr["lr"], betas=(0.9, 0.98), eps=1e-9)
     scaler = torch.cuda.amp.GradScaler(enabled=(device.type == "cuda" and precision == "fp16"))
     state = {"step": 0, "epoch": 0, "batch": 0, "best_dev": float("inf"), "bad_evals": 0}
-    last = os.path.join(wd, "last.pt")
+    if warm:
+        state.update(warm_start(model, cfg, warm))
+        state["warm_start_step"] = state["step"]
+        log("warm start", init_from=warm, step=state["step"])
     if os.path.exists(last):
         ck = torch.load(last, map_location="cpu")
         model.load_state_dict(ck["model"])
@@ -165,7 +201,8 @@ def train(recipe_path: str, max_minutes: float | None = None):
     def save(tag_step: bool):
         ck = {"config": cfg.to_dict(), "model": model.state_dict(), "spm": tok.model_bytes,
               "metadata": {"name": recipe["name"], "source_language": src_lang,
-                           "target_language": tgt_lang, "train_step": state["step"]}}
+                           "target_language": tgt_lang, "train_step": state["step"],
+                           "train_epoch": state["epoch"]}}
         if tag_step:
             torch.save(ck, os.path.join(wd, f"ckpt-{state['step']}.pt"))
             for old in checkpoints(wd)[:-tr.get("keep_checkpoints", 8)]:
@@ -192,6 +229,8 @@ def train(recipe_path: str, max_minutes: float | None = None):
         while state["batch"] + accumulate <= len(batches):
             group = batches[state["batch"]:state["batch"] + accumulate]
             lr = inverse_sqrt_lr(state["step"] + 1, tr["lr"], tr["warmup"])
+            if "warm_start_step" in state:  # fresh Adam moments: ramp up again over `rewarm` steps
+                lr *= min(1.0, (state["step"] + 1 - state["warm_start_step"]) / tr.get("rewarm", 200))
             for g in opt.param_groups:
                 g["lr"] = lr
             opt.zero_grad(set_to_none=True)
