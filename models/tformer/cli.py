@@ -11,7 +11,17 @@ COMMAND_MODULES = ("evaluate", "marian", "onnx_export", "quantize")
 
 # OpenBLAS 0.3.21 (Debian 12) detects recent Xeons as "Prescott" and runs f32 matmuls about 6x
 # slower; naming the core type restores its AVX-512 kernels.
-os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")
+# Only where the CPU has AVX-512: elsewhere (AMD EPYC without it) those kernels die with SIGILL.
+def _has_avx512() -> bool:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return "avx512f" in f.read()
+    except OSError:
+        return False
+
+
+if _has_avx512():
+    os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")
 
 
 def cmd_train(args):
