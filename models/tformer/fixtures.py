@@ -47,6 +47,9 @@ VARIANTS = {
     "marian": ("marian", dict(), "f16", 17.0),
     "marian-prenorm-swish": ("marian", dict(norm="pre", prenorm_raw_self_kv=True, activation="swish"), "f16", 9.0),
     "marian-ssru": ("marian", dict(decoder_layer_type="ssru"), "f16", 17.0),
+    # int8 weights (per-row scales) and the golden data from the reference's int8 arithmetic
+    # (activations quantized per row as XNNPACK does: model.use_int8_weights).
+    "marian-int8": ("marian", dict(), "int8", 9.0),
 }
 
 SPM_IDS = {
@@ -125,7 +128,8 @@ def make_variant(name: str, out_dir: str, spm_bytes: dict, seed: int):
     path = os.path.join(out_dir, "model.tfm")
     meta = {"name": f"fixture-{name}", "note": "random weights, for tests only"}
     tfm.write(path, build_tfm(cfg, model.state_dict(), spm_bytes[convention], None, weights, meta))
-    # Golden data come from the model as stored (f16 weights widened back to f32).
+    # Golden data come from the model as stored (f16 weights widened back to f32; int8 weights
+    # with the engine's int8 arithmetic).
     from .export import load_tfm_model
     model, _, _, _ = load_tfm_model(path)
 
