@@ -176,11 +176,21 @@ int cmd_info(const Args& a) {
   std::printf("parameters: %llu\n", static_cast<unsigned long long>(info.parameters));
   std::printf("config:     %s\n", info.config_json.c_str());
   std::printf("metadata:   %s\n", info.metadata_json.c_str());
-  std::map<std::string, uint64_t> by_dtype;
-  for (const auto& t : info.tensors) by_dtype[t.dtype] += t.bytes;
+  std::map<std::string, std::pair<size_t, uint64_t>> by_dtype;  // tensors, bytes
+  uint64_t total = 0;
+  for (const auto& t : info.tensors) {
+    by_dtype[t.dtype].first += 1;
+    by_dtype[t.dtype].second += t.bytes;
+    total += t.bytes;
+  }
   std::printf("bytes by dtype:");
-  for (const auto& [dtype, bytes] : by_dtype) std::printf(" %s %.2f MB;", dtype.c_str(), double(bytes) / 1e6);
-  std::printf("\n\n%-48s %-5s %-18s %12s\n", "tensor", "dtype", "shape", "bytes");
+  for (const auto& [dtype, n] : by_dtype) std::printf(" %s %.2f MB;", dtype.c_str(), double(n.second) / 1e6);
+  std::printf("\n");
+  for (const auto& [dtype, n] : by_dtype)
+    std::printf("  %-4s %5zu tensors %12llu bytes (%5.1f%%)\n", dtype.c_str(), n.first,
+                static_cast<unsigned long long>(n.second), total ? 100.0 * double(n.second) / double(total) : 0.0);
+  std::printf("  all  %5zu tensors %12llu bytes\n", info.tensors.size(), static_cast<unsigned long long>(total));
+  std::printf("\n%-48s %-5s %-18s %12s\n", "tensor", "dtype", "shape", "bytes");
   for (const auto& t : info.tensors) {
     std::string shape;
     for (size_t i = 0; i < t.shape.size(); ++i) shape += (i ? "x" : "") + std::to_string(t.shape[i]);

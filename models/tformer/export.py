@@ -64,9 +64,11 @@ def export_checkpoint(checkpoints, out_path: str, weights: str = "f32", metadata
     return tfm.write(out_path, build_tfm(cfg, ckpt["model"], spm_bytes, None, weights, meta))
 
 
-def load_tfm_model(path: str):
-    """Builds the PyTorch reference model from a .tfm file (dequantizing int8/f16 weights)."""
-    from .model import Transformer
+def load_tfm_model(path: str, int8_arithmetic: bool = True):
+    """Builds the PyTorch reference model from a .tfm file (f16 weights widened). int8 weights are
+    dequantized; with `int8_arithmetic` (the default) the layers with int8 weights also compute as
+    the engine does (model.use_int8_weights: activations quantized per row, integer products)."""
+    from .model import Transformer, use_int8_weights
     from .tokenizer import Tokenizer
     f = tfm.read(path)
     cfg = ModelConfig.from_dict(f.config)
@@ -80,6 +82,10 @@ def load_tfm_model(path: str):
         raise ValueError(f"{path}: missing tensors {missing[:5]}")
     model.load_state_dict(state)
     model.eval()
+    if int8_arithmetic:
+        int8 = {n: (t, f.tensors[f.scales[n]]) for n, t in f.tensors.items() if t.dtype == np.int8}
+        if int8:
+            use_int8_weights(model, int8)
     src_tok = Tokenizer.from_tfm(f, "source")
     tgt_tok = Tokenizer.from_tfm(f, "target")
     for tok in (src_tok, tgt_tok):

@@ -47,7 +47,16 @@ VARIANTS = {
     "marian": ("marian", dict(), "f16", 17.0),
     "marian-prenorm-swish": ("marian", dict(norm="pre", prenorm_raw_self_kv=True, activation="swish"), "f16", 9.0),
     "marian-ssru": ("marian", dict(decoder_layer_type="ssru"), "f16", 17.0),
+    # int8 weights (per-row scales) and the golden data from the reference's int8 arithmetic
+    # (activations quantized per row as XNNPACK does: model.use_int8_weights).
+    "marian-int8": ("marian", dict(), "int8", 9.0),
 }
+
+# int8 arithmetic is chaotic where f32 is not: an activation within an f32 rounding of a
+# quantization step boundary rounds either way, and every C++/PyTorch difference of one ulp can
+# flip some. So the int8 fixture is a model whose token choices survive such noise (checked by
+# check_int8_stable when it is made); this seed is one that does (104-106 and 108 do not).
+SEEDS = {"marian-int8": 107}
 
 SPM_IDS = {
     "tutorial": dict(pad=0, unk=1, bos=2, eos=3),
@@ -113,6 +122,37 @@ class Blob:
                 f.write(p)
 
 
+def check_int8_stable(model, golden, trials: int = 4, noise: float = 1e-6):
+    """Perturbs the layer norms' weights by `noise` (relative) and asserts that greedy and beam
+    tokens stay the same; returns the largest changes of encoder outputs, logits and scores."""
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    worst = [0.0, 0.0, 0.0]
+    try:
+        for trial in range(trials):
+            g = torch.Generator().manual_seed(trial)
+            with torch.no_grad():
+                for n, p in model.named_parameters():
+                    if "norm" in n:
+                        p.copy_(state[n] * (1 + noise * torch.randn(p.shape, generator=g)))
+            for s in golden["sentences"]:
+                src = s["source_ids"]
+                with torch.no_grad():
+                    memory, _ = model.encode(torch.tensor([src]), torch.tensor([len(src)]))
+                r = greedy(model, [src], [s["max_length"]], keep_logits=True)[0]
+                beams = beam_search(model, src, beam=4, max_length=s["max_length"], alpha=1.0, nbest=4)
+                assert r.tokens == s["greedy"]["tokens"], f"greedy output of {s['text']!r} unstable under noise"
+                assert [h.tokens for h in beams] == [h["tokens"] for h in s["beam"]], \
+                    f"beam output of {s['text']!r} unstable under noise"
+                worst[0] = max(worst[0], float((memory[0] - s["_memory"]).abs().max()))
+                steps = min(LOGIT_STEPS, len(r.step_logits))
+                worst[1] = max(worst[1], float((torch.stack(r.step_logits[:steps]) - s["_logits"][:steps]).abs().max()))
+                worst[2] = max([worst[2], abs(r.raw_score - s["greedy"]["raw_score"])] +
+                               [abs(h.raw_score - e["raw_score"]) for h, e in zip(beams, s["beam"])])
+    finally:
+        model.load_state_dict(state)
+    return worst
+
+
 def make_variant(name: str, out_dir: str, spm_bytes: dict, seed: int):
     convention, overrides, weights, eos_bias = VARIANTS[name]
     tok = Tokenizer(spm_bytes[convention])
@@ -125,7 +165,8 @@ def make_variant(name: str, out_dir: str, spm_bytes: dict, seed: int):
     path = os.path.join(out_dir, "model.tfm")
     meta = {"name": f"fixture-{name}", "note": "random weights, for tests only"}
     tfm.write(path, build_tfm(cfg, model.state_dict(), spm_bytes[convention], None, weights, meta))
-    # Golden data come from the model as stored (f16 weights widened back to f32).
+    # Golden data come from the model as stored (f16 weights widened back to f32; int8 weights
+    # with the engine's int8 arithmetic).
     from .export import load_tfm_model
     model, _, _, _ = load_tfm_model(path)
 
@@ -145,6 +186,7 @@ def make_variant(name: str, out_dir: str, spm_bytes: dict, seed: int):
         assert torch.allclose(full[0], torch.stack(g.step_logits), atol=1e-4), "cache/recompute mismatch"
         beams = beam_search(model, src, beam=4, max_length=max_len, alpha=1.0, nbest=4)
         golden["sentences"].append({
+            "_memory": memory[0], "_logits": torch.stack(g.step_logits[:LOGIT_STEPS]),
             "text": text,
             "source_ids": src,
             "max_length": max_len,
@@ -159,6 +201,12 @@ def make_variant(name: str, out_dir: str, spm_bytes: dict, seed: int):
             "beam": [{"tokens": h.tokens, "raw_score": h.raw_score, "score": h.score,
                       "text": tok.decode([t for t in h.tokens if t != cfg.eos_id])} for h in beams],
         })
+    if weights == "int8":
+        worst = check_int8_stable(model, golden)
+        print(f"{name}: stable under 1e-6 noise; largest changes: encoder {worst[0]:.4f}, "
+              f"logits {worst[1]:.4f}, scores {worst[2]:.4f}")
+    for s in golden["sentences"]:
+        del s["_memory"], s["_logits"]
     blob.write(os.path.join(out_dir, "golden.bin"))
     with open(os.path.join(out_dir, "golden.json"), "w", encoding="utf-8") as f:
         json.dump(golden, f, indent=1, ensure_ascii=False)
@@ -179,4 +227,4 @@ def make_fixtures(out_root: str):
     with tempfile.TemporaryDirectory() as work:
         spm_bytes = {c: train_spm(c, work) for c in SPM_IDS}
     for i, name in enumerate(VARIANTS):
-        make_variant(name, os.path.join(out_root, name), spm_bytes, seed=100 + i)
+        make_variant(name, os.path.join(out_root, name), spm_bytes, seed=SEEDS.get(name, 100 + i))

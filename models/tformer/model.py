@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -36,6 +38,52 @@ def positional_encoding(kind: str, positions: int, d_model: int) -> torch.Tensor
 def lengths_to_padding_mask(lengths: torch.Tensor, max_len: int) -> torch.Tensor:
     """True where a position is padding. Built from lengths, since Marian pads with EOS's id."""
     return torch.arange(max_len)[None, :] >= lengths[:, None]
+
+
+def qd8_quantize(x: torch.Tensor):
+    """Per-row asymmetric int8 quantization of activations, step by step as XNNPACK's
+    convert_nc_f32_qd8 computes it (core/src/kernels/quantize.h mirrors it in C++), all in f32:
+    m = 255 / (max(0, max x) - min(0, min x)); the zero point from the nearer end, rounded half to
+    even; scale = 1 / m; q = clamp(rint(x * (1 / scale)) + zero point, -128, 127).
+    Returns q and the zero point as f32 integers and the scale, the last two of shape [..., 1]."""
+    x = x.float()
+    lo = torch.clamp(x.amin(-1, keepdim=True), max=0.0)
+    hi = torch.clamp(x.amax(-1, keepdim=True), min=0.0)
+    one = torch.ones_like(lo)
+    # tensor / tensor: `scalar / tensor` is computed as reciprocal * scalar, which rounds differently
+    m = torch.where(lo == hi, one, torch.full_like(lo, 255.0) / (hi - lo))
+    dmin, dmax = lo * m, hi * m
+    zp = torch.where((-128.0 + dmin) + (127.0 + dmax) > 0, -128.0 - dmin, 127.0 - dmax)
+    zp = torch.round(torch.clamp(zp, -128.0, 127.0))  # torch.round: half to even, as lrintf
+    scale = one / m
+    q = torch.clamp(torch.round(x * (one / scale)) + zp, -128.0, 127.0)
+    return q, zp, scale
+
+
+def qd8_linear(x: torch.Tensor, weight_q: torch.Tensor, weight_scale: torch.Tensor, bias=None):
+    """XNNPACK's fully_connected_nc_qd8_f32_qc8w: int8 weights [out, in] with per-row scales,
+    activations quantized per row (qd8_quantize), the integer sum exact (f64 holds it), then
+    (f32(acc) * row scale) * weight scale + bias in f32."""
+    q, zp, scale = qd8_quantize(x)
+    acc = torch.matmul((q - zp).double(), weight_q.double().t()).float()
+    y = (acc * scale) * weight_scale
+    return y + bias if bias is not None else y
+
+
+def use_int8_weights(model: nn.Module, weights: dict):
+    """Switches the model to int8 arithmetic: every nn.Linear whose `<name>.weight` is in `weights`
+    ({name: (int8 values, f32 row scales)} as stored in a .tfm file) and the output projection run
+    through qd8_linear; embeddings keep their dequantized tables (a lookup reads q * scale)."""
+    for name, module in model.named_modules():
+        if isinstance(module, nn.Linear) and name + ".weight" in weights:
+            q, s = weights[name + ".weight"]
+            module.int8 = (torch.tensor(np.array(q)).double(), torch.tensor(np.array(s)).float())
+            module.forward = (lambda m: lambda x: qd8_linear(x, m.int8[0], m.int8[1], m.bias))(module)
+    out_name = "output.weight" if model.cfg.tied_embeddings == "none" else (
+        "embedding.weight" if model.cfg.tied_embeddings == "all" else "target_embedding.weight")
+    if out_name in weights:
+        q, s = weights[out_name]
+        model.int8_output = (torch.tensor(np.array(q)).double(), torch.tensor(np.array(s)).float())
 
 
 class MultiHeadAttention(nn.Module):
@@ -255,6 +303,9 @@ class Transformer(nn.Module):
 
     # ---- decoder ---------------------------------------------------------------------------
     def logits(self, x):
+        if getattr(self, "int8_output", None) is not None:
+            y = qd8_linear(x, *self.int8_output)
+            return y + self.output_bias if self.cfg.output_bias else y
         y = F.linear(x, self.output_weight())
         return y + self.output_bias if self.cfg.output_bias else y
 

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "kernels/backend.h"
+#include "kernels/quantize.h"
 
 using namespace tformer;
 
@@ -50,6 +51,85 @@ TEST_CASE("XNNPACK fully-connected matches the reference on random shapes", "[ba
     }
   }
   CHECK(cases > 400);
+}
+
+namespace {
+
+// Symmetric per-row int8 as the exporter writes it (models/tformer/tfm.py quantize_rows_int8).
+void quantize_rows(const std::vector<float>& w, size_t in, size_t out, std::vector<int8_t>& q, std::vector<float>& scales) {
+  q.resize(in * out);
+  scales.resize(out);
+  for (size_t o = 0; o < out; ++o) {
+    float amax = 0.f;
+    for (size_t i = 0; i < in; ++i) amax = std::max(amax, std::abs(w[o * in + i]));
+    scales[o] = amax > 0 ? amax / 127.f : 1.f;
+    for (size_t i = 0; i < in; ++i) q[o * in + i] = int8_t(std::lrint(w[o * in + i] / scales[o]));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("qd8 row quantization follows XNNPACK's rules", "[backend]") {
+  // All-positive row: the range is [0, max], zero point -128 (0 maps to the lowest code).
+  const quant::RowQuantization p = quant::qd8_params(0.5f, 2.55f);
+  CHECK(p.zero_point == -128);
+  CHECK(p.scale == Approx(2.55f / 255.f));
+  // Symmetric-ish row: the zero point near the middle.
+  CHECK(quant::qd8_params(-1.f, 1.f).zero_point == 0);  // -128 - (-127.5) = -0.5 rounds to even: 0
+  CHECK(quant::qd8_params(0.f, 0.f).scale == 1.f);      // a row of zeros
+  const float x[] = {-1.f, -0.5f, 0.f, 0.25f, 1.f};
+  int8_t q[5];
+  const quant::RowQuantization r = quant::quantize_row_qd8(x, 5, q);
+  for (int i = 0; i < 5; ++i) CHECK(std::abs((q[i] - r.zero_point) * r.scale - x[i]) <= r.scale / 2 * 1.0001f);
+  // The ends land on the ends of the code range (the multiplier is 1 / (1 / m) in f32, a hair
+  // below m here: -127.5 becomes -127.49..., so -127).
+  CHECK(q[0] == -127);
+  CHECK(q[4] == 127);
+}
+
+TEST_CASE("XNNPACK int8 fully-connected (qd8 x qc8w) matches the reference's int8 arithmetic", "[backend]") {
+  const int threads = GENERATE(1, 2);
+  CAPTURE(threads);
+  auto reference = make_reference_backend();
+  auto xnnpack = make_xnnpack_backend(threads);
+  std::mt19937 rng(4321);
+  int cases = 0;
+  double worst_vs_f32 = 0;
+  for (size_t rows : {size_t(1), size_t(2), size_t(5), size_t(17), size_t(64)}) {
+    for (size_t in : {size_t(1), size_t(3), size_t(8), size_t(13), size_t(32), size_t(65), size_t(256), size_t(257)}) {
+      for (size_t out : {size_t(1), size_t(3), size_t(16), size_t(33), size_t(100), size_t(513)}) {
+        CAPTURE(rows, in, out);
+        const auto w = random_vector(in * out, rng), b = random_vector(out, rng);
+        auto x = random_vector(rows * in, rng);
+        if (cases % 4 == 1)  // all-positive rows (after a ReLU): zero point at the bottom
+          for (float& v : x) v = std::abs(v);
+        std::vector<int8_t> q;
+        std::vector<float> scales;
+        quantize_rows(w, in, out, q, scales);
+        const bool with_bias = (cases % 3) != 0;
+        auto pr = reference->pack_linear_int8(q.data(), scales.data(), with_bias ? b.data() : nullptr, in, out);
+        auto px = xnnpack->pack_linear_int8(q.data(), scales.data(), with_bias ? b.data() : nullptr, in, out);
+        CHECK(px->int8());
+        std::vector<float> yr(rows * out), yx(rows * out);
+        reference->linear(*pr, x.data(), rows, yr.data());
+        xnnpack->linear(*px, x.data(), rows, yx.data());
+        // The same integers on both sides; only the f32 steps after the sum (a fused multiply-add
+        // or not) may differ, by an ulp or two.
+        double worst = 0;
+        for (size_t i = 0; i < yr.size(); ++i)
+          worst = std::max(worst, std::abs(double(yr[i]) - yx[i]) / (std::abs(double(yr[i])) + 1.0));
+        CHECK(worst <= 1e-6);
+        // And both near the f32 product: quantization error only.
+        auto pf = reference->pack_linear(w.data(), with_bias ? b.data() : nullptr, in, out);
+        std::vector<float> yf(rows * out);
+        reference->linear(*pf, x.data(), rows, yf.data());
+        for (size_t i = 0; i < yr.size(); ++i) worst_vs_f32 = std::max(worst_vs_f32, std::abs(double(yr[i]) - yf[i]) / std::sqrt(double(in)));
+        ++cases;
+      }
+    }
+  }
+  CHECK(cases == 240);
+  CHECK(worst_vs_f32 < 0.05);  // |x|, |w| <= 1: steps of 1/127 and 2/255, errors add up like a random walk
 }
 
 TEST_CASE("a packed layer can be reused with changing row counts", "[backend]") {

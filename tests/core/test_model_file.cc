@@ -118,6 +118,33 @@ TEST_CASE("tensor directory errors name the tensor", "[model-file]") {
   REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { h["tensors"] = 5; })), Contains("'tensors' must be an array"));
 }
 
+TEST_CASE("int8 tensors without proper scales are refused", "[model-file]") {
+  const auto f = testing::read_file(testing::fixture_path("marian-int8", "model.tfm"));
+  load(f);  // the fixture itself is fine
+  const std::string w1 = "encoder.layers.0.ffn.w1.weight";
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1).erase("scales"); })),
+                      Contains("int8 tensor " + w1 + " has no 'scales'"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["scales"] = 3; })),
+                      Contains("tensor " + w1 + ": 'scales' must be a tensor name"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["scales"] = "nowhere"; })),
+                      Contains("missing tensor nowhere"));
+  // Scales of another matrix: [32] where w1 has 64 rows.
+  REQUIRE_THROWS_WITH(
+      load(with_header(f, [&](json& h) { tensor_entry(h, w1)["scales"] = "encoder.layers.0.ffn.w2.weight.scales"; })),
+      Contains("int8 tensor " + w1 + ": scales encoder.layers.0.ffn.w2.weight.scales must be f32 of shape [64]"));
+  // Scales that are themselves int8 (another matrix's values, so of the wrong shape and dtype).
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["scales"] = w1; })),
+                      Contains("must be f32 of shape [64]"));
+  // Scales stored as f16: right shape, wrong dtype.
+  REQUIRE_THROWS_WITH(load(with_header(f,
+                                       [&](json& h) {
+                                         json& s = tensor_entry(h, w1 + ".scales");
+                                         s["dtype"] = "f16";
+                                         s["nbytes"] = 128;
+                                       })),
+                      Contains("must be f32 of shape [64]"));
+}
+
 TEST_CASE("absurd or unknown config values are refused", "[model-file]") {
   const auto f = fixture_bytes();
   REQUIRE_THROWS_WITH(load(with_header(f, [](json& h) { h["config"]["heads"] = 5; })),

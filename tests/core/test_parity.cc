@@ -1,6 +1,7 @@
 // The engine against the PyTorch reference's golden data (tests/fixtures, models/tformer/fixtures.py):
-// token ids, encoder output and logits within 1e-4, greedy and beam token sequences identical,
-// scores within 1e-4, on both backends, one sentence at a time and as a padded batch.
+// token ids, encoder output and logits within 1e-4 (int8 variants: testing::tolerance), greedy and
+// beam token sequences identical, scores within the same, on both backends, one sentence at a time
+// and as a padded batch.
 #include <catch.hpp>
 
 #include "decoding/search.h"
@@ -16,8 +17,6 @@ using tformer::testing::Golden;
 using tformer::testing::max_abs_diff;
 
 namespace {
-
-constexpr double kTolerance = 1e-4;
 
 std::vector<int> with_specials(const ModelConfig& c, std::vector<int> ids) {
   if (c.source_bos) ids.insert(ids.begin(), c.bos_id);
@@ -37,6 +36,7 @@ TEST_CASE("encoder, logits, greedy and beam search match the PyTorch reference",
   const std::string variant = GENERATE(from_range(testing::fixture_variants()));
   const std::string backend_name = GENERATE(as<std::string>{}, "xnnpack", "reference");
   CAPTURE(variant, backend_name);
+  const double kTolerance = testing::tolerance(variant);
   const ModelFile file = ModelFile::from_path(testing::fixture_path(variant, "model.tfm"));
   auto backend = backend_named(backend_name);
   const TransformerModel model(*backend, file);
@@ -52,7 +52,7 @@ TEST_CASE("encoder, logits, greedy and beam search match the PyTorch reference",
     REQUIRE(source == s["source_ids"].get<std::vector<int>>());
 
     const EncoderOutput memory = model.encoder().forward({source});
-    CHECK(max_abs_diff(memory.states, golden.array(s["encoder_output"])) < kTolerance);
+    CHECK(max_abs_diff(memory.states, golden.array(s["encoder_output"])) < testing::encoder_tolerance(variant));
 
     const int max_length = s["max_length"];
     SearchOptions greedy;
@@ -69,7 +69,7 @@ TEST_CASE("encoder, logits, greedy and beam search match the PyTorch reference",
       alignment.insert(alignment.end(), g.alignment.begin() + long(t * S), g.alignment.begin() + long((t + 1) * S));
     }
     CHECK(max_abs_diff(logits, golden.array(gg["logits"])) < kTolerance);
-    CHECK(max_abs_diff(alignment, golden.array(gg["alignment"])) < kTolerance);
+    CHECK(max_abs_diff(alignment, golden.array(gg["alignment"])) < testing::encoder_tolerance(variant));
 
     SearchOptions beam;
     beam.beam_size = golden.json["beam_size"];
@@ -105,7 +105,7 @@ TEST_CASE("a padded batch of all sentences gives the same results as one at a ti
     const auto& s = golden.json["sentences"][b];
     const std::vector<float> expected = golden.array(s["encoder_output"]);
     std::vector<float> got(memory.row(b, 0), memory.row(b, 0) + expected.size());
-    CHECK(max_abs_diff(got, expected) < kTolerance);
+    CHECK(max_abs_diff(got, expected) < testing::encoder_tolerance(variant));
   }
   const auto greedy = search(model.decoder(), model.config(), memory, max_lengths, SearchOptions{});
   SearchOptions beam;
@@ -122,6 +122,7 @@ TEST_CASE("a padded batch of all sentences gives the same results as one at a ti
 TEST_CASE("the Translator reproduces the reference's texts, n-best lists and alignments", "[parity]") {
   const std::string variant = GENERATE(from_range(testing::fixture_variants()));
   CAPTURE(variant);
+  const double kTolerance = testing::tolerance(variant);
   Translator translator(testing::fixture_path(variant, "model.tfm"));
   const Golden golden(variant);
   std::vector<std::string> texts;

@@ -75,6 +75,26 @@ float* Search::logits() {
 void Search::consume_logits() {
   if (!hidden_ready_) throw Error("search: consume_logits() before hidden() in this step");
   const size_t V = size_t(config_.vocab_size);
+  if (options_.beam_size <= 1 && !keep_logits_) {
+    // Greedy: only the best token's log-probability is needed, not the row's. The best token is
+    // the first largest logit (<unk> excluded when suppressed); its log-probability is the number
+    // step_log_probs gives it. (Two logits an ulp apart could round to the same log-probability,
+    // where the full row would pick the lower id: the larger logit wins here.)
+    const int unk = config_.suppress_unk ? config_.unk_id : -1;
+    return advance([&](size_t r, bool force_eos, auto&& visit) {
+      const float* x = &logits_[r * V];
+      float m, log_sum;
+      ops::max_and_log_sum_exp(x, V, &m, &log_sum);
+      int best = force_eos ? config_.eos_id : -1;
+      for (size_t v = 0; best < 0 && v < V; ++v)
+        if (int(v) != unk && x[v] == m) best = int(v);
+      if (best < 0) {  // the maximum is <unk>'s (or not a number): the first largest of the others
+        for (size_t v = 0; v < V; ++v)
+          if (int(v) != unk && (best < 0 || x[v] > x[best])) best = int(v);
+      }
+      visit(best, (x[best] - m) - log_sum);
+    });
+  }
   advance([&](size_t r, bool force_eos, auto&& visit) {
     float* lp = &logits_[r * V];
     if (keep_logits_) rows_[r].logits.emplace_back(lp, lp + V);

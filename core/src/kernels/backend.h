@@ -15,13 +15,15 @@ namespace tformer {
 // Weights of one fully-connected layer in a backend's own layout. Opaque to layers.
 class PackedLinear {
  public:
-  PackedLinear(size_t in, size_t out) : in_(in), out_(out) {}
+  PackedLinear(size_t in, size_t out, bool int8 = false) : in_(in), out_(out), int8_(int8) {}
   virtual ~PackedLinear() = default;
   size_t in() const { return in_; }
   size_t out() const { return out_; }
+  bool int8() const { return int8_; }  // int8 weights, activations quantized per call
 
  private:
   size_t in_, out_;
+  bool int8_;
 };
 
 class Backend {
@@ -34,6 +36,12 @@ class Backend {
   // optional bias [out]. The backend copies what it needs: the caller may free W and b after.
   virtual std::unique_ptr<PackedLinear> pack_linear(const float* w, const float* bias, size_t in,
                                                     size_t out) = 0;
+  // The same product with int8 weights q [out, in] and one f32 scale per output row
+  // (W ~ q * scale[row], models/FORMAT.md's i8). Each call quantizes the rows of x to int8 with
+  // their own scale and zero point (XNNPACK's "qd8", kernels/quantize.h), accumulates in int32 and
+  // gives y = acc * row scale * weight scale + b in f32.
+  virtual std::unique_ptr<PackedLinear> pack_linear_int8(const int8_t* w, const float* scales, const float* bias,
+                                                         size_t in, size_t out) = 0;
   // x: [rows, in], y: [rows, out], both row-major and not aliased.
   virtual void linear(const PackedLinear& w, const float* x, size_t rows, float* y) = 0;
 

@@ -48,12 +48,18 @@ void softmax_inplace(float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) x[i] *= inv;
 }
 
-void log_softmax(const float* x, size_t n, float* out) {
+void max_and_log_sum_exp(const float* x, size_t n, float* max, float* log_sum) {
   float m = -std::numeric_limits<float>::infinity();
   for (size_t i = 0; i < n; ++i) m = std::max(m, x[i]);
   double sum = 0.0;
   for (size_t i = 0; i < n; ++i) sum += std::exp(double(x[i] - m));
-  const float log_sum = static_cast<float>(std::log(sum));
+  *max = m;
+  *log_sum = static_cast<float>(std::log(sum));
+}
+
+void log_softmax(const float* x, size_t n, float* out) {
+  float m, log_sum;
+  max_and_log_sum_exp(x, n, &m, &log_sum);
   for (size_t i = 0; i < n; ++i) out[i] = (x[i] - m) - log_sum;
 }
 

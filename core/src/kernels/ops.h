@@ -16,6 +16,8 @@ void swish_inplace(float* x, size_t n);  // x * sigmoid(x)
 void softmax_inplace(float* x, size_t n);
 // log_softmax of one row into out (may alias): (x - max) - log(sum(exp(x - max))).
 void log_softmax(const float* x, size_t n, float* out);
+// The two numbers log_softmax derives each output from: out[i] = (x[i] - max) - log_sum.
+void max_and_log_sum_exp(const float* x, size_t n, float* max, float* log_sum);
 float dot(const float* a, const float* b, size_t n);
 void axpy(float a, const float* x, float* y, size_t n);  // y += a * x
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "kernels/backend.h"
 #include "tformer/error.h"
@@ -33,6 +34,20 @@ class XnnpackLinear : public PackedLinear {
   XnnpackLinear(size_t in, size_t out, xnn_operator_t op) : PackedLinear(in, out), op_(op) {}
   ~XnnpackLinear() override { xnn_delete_operator(op_); }
   xnn_operator_t op_;
+};
+
+// int8 weights: a convert operator quantizes each row of the input (qd8), the fully-connected
+// operator multiplies by the int8 weights it packed at creation. One convert operator per layer
+// keeps each layer's reshape state apart, like the f32 operators.
+class XnnpackLinearInt8 : public PackedLinear {
+ public:
+  XnnpackLinearInt8(size_t in, size_t out, xnn_operator_t convert, xnn_operator_t fc)
+      : PackedLinear(in, out, true), convert_(convert), fc_(fc) {}
+  ~XnnpackLinearInt8() override {
+    xnn_delete_operator(convert_);
+    xnn_delete_operator(fc_);
+  }
+  xnn_operator_t convert_, fc_;
 };
 
 #if defined(__EMSCRIPTEN_PTHREADS__)
@@ -78,12 +93,40 @@ class XnnpackBackend : public Backend {
     return std::make_unique<XnnpackLinear>(in, out, op);
   }
 
+  std::unique_ptr<PackedLinear> pack_linear_int8(const int8_t* w, const float* scales, const float* b, size_t in,
+                                                 size_t out) override {
+    xnn_operator_t convert = nullptr, fc = nullptr;
+    check(xnn_create_convert_nc_f32_qd8(0, &convert), "f32 -> qd8 convert creation");
+    const xnn_status status = xnn_create_fully_connected_nc_qd8_f32_qc8w(
+        in, out, in, out, scales, w, b, -INFINITY, INFINITY, 0, nullptr, nullptr, &fc);
+    if (status != xnn_status_success) xnn_delete_operator(convert);
+    check(status, "int8 fully-connected creation");
+    return std::make_unique<XnnpackLinearInt8>(in, out, convert, fc);
+  }
+
   void linear(const PackedLinear& packed, const float* x, size_t rows, float* y) override {
     if (rows == 0) return;
+    if (packed.int8()) return linear_int8(static_cast<const XnnpackLinearInt8&>(packed), x, rows, y);
     xnn_operator_t op = static_cast<const XnnpackLinear&>(packed).op_;
     check(xnn_reshape_fully_connected_nc_f32(op, rows, pool_), "fully-connected reshape");
     check(xnn_setup_fully_connected_nc_f32(op, x, y), "fully-connected setup");
     check(xnn_run_operator(op, pool_), "fully-connected run");
+  }
+
+  void linear_int8(const XnnpackLinearInt8& p, const float* x, size_t rows, float* y) {
+    const size_t in = p.in();
+    // XNNPACK reads a little past the ends of both buffers.
+    if (quantized_.size() < rows * in + XNN_EXTRA_BYTES) quantized_.resize(rows * in + XNN_EXTRA_BYTES);
+    if (row_params_.size() < rows + XNN_EXTRA_QUANTIZATION_PARAMS)
+      row_params_.resize(rows + XNN_EXTRA_QUANTIZATION_PARAMS);
+    check(xnn_reshape_convert_nc_f32_qd8(p.convert_, rows, in, in, in, pool_), "f32 -> qd8 convert reshape");
+    check(xnn_setup_convert_nc_f32_qd8(p.convert_, x, quantized_.data(), row_params_.data()),
+          "f32 -> qd8 convert setup");
+    check(xnn_run_operator(p.convert_, pool_), "f32 -> qd8 convert run");
+    check(xnn_reshape_fully_connected_nc_qd8_f32_qc8w(p.fc_, rows, pool_), "int8 fully-connected reshape");
+    check(xnn_setup_fully_connected_nc_qd8_f32_qc8w(p.fc_, quantized_.data(), y, row_params_.data()),
+          "int8 fully-connected setup");
+    check(xnn_run_operator(p.fc_, pool_), "int8 fully-connected run");
   }
 
   void parallel_for(size_t n, const std::function<void(size_t)>& fn) override {
@@ -99,6 +142,9 @@ class XnnpackBackend : public Backend {
  private:
   int threads_;
   pthreadpool_t pool_ = nullptr;
+  // Scratch of the int8 path: quantized input rows and their parameters (grown, never shrunk).
+  std::vector<int8_t> quantized_;
+  std::vector<xnn_quantization_params> row_params_;
 };
 
 }  // namespace

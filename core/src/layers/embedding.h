@@ -1,6 +1,8 @@
-// Token embedding table, looked up and scaled by sqrt(d_model) as in the paper.
+// Token embedding table, looked up and scaled by sqrt(d_model) as in the paper. An i8 table stays
+// int8: a lookup dequantizes just the row it reads.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,8 +13,16 @@ namespace tformer {
 class Embedding {
  public:
   Embedding() = default;
-  Embedding(const ModelFile& file, const std::string& name, size_t vocab, size_t d)
-      : table_(file.floats(name, {int64_t(vocab), int64_t(d)})), vocab_(vocab), d_(d) {}
+  Embedding(const ModelFile& file, const std::string& name, size_t vocab, size_t d) : vocab_(vocab), d_(d) {
+    const std::vector<int64_t> shape = {int64_t(vocab), int64_t(d)};
+    if (file.is_int8(name)) {
+      ModelFile::Int8Rows rows = file.int8_rows(name, shape);
+      int8_table_.assign(rows.values, rows.values + vocab * d);
+      scales_ = std::move(rows.scales);
+    } else {
+      table_ = file.floats(name, shape);
+    }
+  }
 
   // out[d] = table[id] * scale, or zeros for id < 0 (Marian's zero start vector).
   void lookup(int id, float scale, float* out) const {
@@ -20,14 +30,25 @@ class Embedding {
       for (size_t i = 0; i < d_; ++i) out[i] = 0.f;
       return;
     }
+    if (int8()) {
+      const int8_t* row = &int8_table_[size_t(id) * d_];
+      const float row_scale = scales_[size_t(id)];
+      for (size_t i = 0; i < d_; ++i) out[i] = (float(row[i]) * row_scale) * scale;
+      return;
+    }
     const float* row = &table_[size_t(id) * d_];
     for (size_t i = 0; i < d_; ++i) out[i] = row[i] * scale;
   }
-  const float* data() const { return table_.data(); }
+  bool int8() const { return !int8_table_.empty(); }
+  const float* data() const { return table_.data(); }              // f32 tables
+  const int8_t* int8_data() const { return int8_table_.data(); }   // int8 tables
+  const float* scales() const { return scales_.data(); }           // int8 tables: one per row
   size_t vocab() const { return vocab_; }
 
  private:
   std::vector<float> table_;
+  std::vector<int8_t> int8_table_;
+  std::vector<float> scales_;
   size_t vocab_ = 0, d_ = 0;
 };
 

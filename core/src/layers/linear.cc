@@ -5,22 +5,47 @@ namespace tformer {
 Linear::Linear(Backend& backend, const float* w, const float* b, size_t in, size_t out)
     : backend_(&backend), packed_(backend.pack_linear(w, b, in, out)) {}
 
+Linear::Linear(Backend& backend, const int8_t* w, const float* scales, const float* b, size_t in, size_t out)
+    : backend_(&backend), packed_(backend.pack_linear_int8(w, scales, b, in, out)) {}
+
 Linear::Linear(Backend& backend, const ModelFile& file, const std::string& name, size_t in, size_t out,
                bool bias)
     : backend_(&backend) {
-  const std::vector<float> w = file.floats(name + ".weight", {int64_t(out), int64_t(in)});
+  const std::vector<int64_t> shape = {int64_t(out), int64_t(in)};
   const std::vector<float> b = bias ? file.floats(name + ".bias", {int64_t(out)}) : std::vector<float>();
-  packed_ = backend.pack_linear(w.data(), bias ? b.data() : nullptr, in, out);
+  if (file.is_int8(name + ".weight")) {
+    const ModelFile::Int8Rows w = file.int8_rows(name + ".weight", shape);
+    packed_ = backend.pack_linear_int8(w.values, w.scales.data(), bias ? b.data() : nullptr, in, out);
+  } else {
+    const std::vector<float> w = file.floats(name + ".weight", shape);
+    packed_ = backend.pack_linear(w.data(), bias ? b.data() : nullptr, in, out);
+  }
 }
 
 Linear Linear::stacked(Backend& backend, const ModelFile& file, const std::vector<std::string>& names,
                        size_t in, size_t out_each) {
-  std::vector<float> w, b;
+  const std::vector<int64_t> shape = {int64_t(out_each), int64_t(in)};
+  bool all_int8 = true;
+  for (const std::string& name : names) all_int8 = all_int8 && file.is_int8(name + ".weight");
+  std::vector<float> b;
   for (const std::string& name : names) {
-    const std::vector<float> wi = file.floats(name + ".weight", {int64_t(out_each), int64_t(in)});
     const std::vector<float> bi = file.floats(name + ".bias", {int64_t(out_each)});
-    w.insert(w.end(), wi.begin(), wi.end());
     b.insert(b.end(), bi.begin(), bi.end());
+  }
+  if (all_int8) {  // rows quantized one by one: stacking keeps each row's scale
+    std::vector<int8_t> w;
+    std::vector<float> scales;
+    for (const std::string& name : names) {
+      const ModelFile::Int8Rows wi = file.int8_rows(name + ".weight", shape);
+      w.insert(w.end(), wi.values, wi.values + out_each * in);
+      scales.insert(scales.end(), wi.scales.begin(), wi.scales.end());
+    }
+    return Linear(backend, w.data(), scales.data(), b.data(), in, out_each * names.size());
+  }
+  std::vector<float> w;
+  for (const std::string& name : names) {
+    const std::vector<float> wi = file.floats(name + ".weight", shape);
+    w.insert(w.end(), wi.begin(), wi.end());
   }
   return Linear(backend, w.data(), b.data(), in, out_each * names.size());
 }

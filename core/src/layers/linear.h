@@ -13,7 +13,8 @@ namespace tformer {
 class Linear {
  public:
   Linear() = default;
-  // Loads `<name>.weight` [out, in] and, when `bias`, `<name>.bias` [out].
+  // Loads `<name>.weight` [out, in] and, when `bias`, `<name>.bias` [out]. An i8 weight stays
+  // int8 (the backend's int8 path); f32 and f16 ones run in f32.
   Linear(Backend& backend, const ModelFile& file, const std::string& name, size_t in, size_t out,
          bool bias = true);
   // Several layers reading the same input, stacked into one operator (e.g. keys and values):
@@ -22,10 +23,13 @@ class Linear {
                         size_t in, size_t out_each);
   // From explicit weights, e.g. the output projection tied to an embedding table.
   Linear(Backend& backend, const float* w, const float* b, size_t in, size_t out);
+  // From int8 weights [out, in] with per-row scales [out].
+  Linear(Backend& backend, const int8_t* w, const float* scales, const float* b, size_t in, size_t out);
 
   void operator()(const float* x, size_t rows, float* y) const { backend_->linear(*packed_, x, rows, y); }
   size_t in() const { return packed_->in(); }
   size_t out() const { return packed_->out(); }
+  bool int8() const { return packed_->int8(); }
 
  private:
   Backend* backend_ = nullptr;

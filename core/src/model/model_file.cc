@@ -259,6 +259,17 @@ std::vector<float> ModelFile::floats(const std::string& name, const std::vector<
   return out;
 }
 
+ModelFile::Int8Rows ModelFile::int8_rows(const std::string& name, const std::vector<int64_t>& expected) const {
+  const TensorEntry& t = tensor(name, expected);
+  if (t.dtype != DType::kI8) fail("tensor " + name + " is " + dtype_name(t.dtype) + ", not i8");
+  const TensorEntry& s = tensor(t.scales);  // dtype and shape checked at parse time
+  Int8Rows rows;
+  rows.values = reinterpret_cast<const int8_t*>(t.data);
+  rows.scales.resize(size_t(s.shape[0]));
+  std::memcpy(rows.scales.data(), s.data, rows.scales.size() * 4);
+  return rows;
+}
+
 std::string ModelFile::bytes_of(const std::string& name) const {
   const TensorEntry& t = tensor(name);
   return std::string(reinterpret_cast<const char*>(t.data), t.nbytes);

@@ -66,6 +66,14 @@ class ModelFile {
   // The tensor's values as float32 (f16 widened, int8 multiplied by its row scales).
   std::vector<float> floats(const std::string& name, const std::vector<int64_t>& expected_shape) const;
   std::string bytes_of(const std::string& name) const;
+  // An int8 matrix as stored: its values (in place, row-major) and its per-row scales.
+  struct Int8Rows {
+    const int8_t* values = nullptr;
+    std::vector<float> scales;
+  };
+  bool is_int8(const std::string& name) const { return has(name) && tensor(name).dtype == DType::kI8; }
+  // Throws when the tensor is absent, not i8 or of another shape.
+  Int8Rows int8_rows(const std::string& name, const std::vector<int64_t>& expected_shape) const;
 
  private:
   explicit ModelFile(std::vector<uint8_t> bytes);

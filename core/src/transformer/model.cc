@@ -15,8 +15,15 @@ TransformerModel::TransformerModel(Backend& backend, const ModelFile& file) : co
   const std::vector<float> bias = c.output_bias ? file.floats("output_bias", {int64_t(V)}) : std::vector<float>();
   const float* b = c.output_bias ? bias.data() : nullptr;
   if (c.tied_embeddings == TiedEmbeddings::kNone) {
-    const std::vector<float> w = file.floats("output.weight", {int64_t(V), int64_t(d)});
-    output_ = Linear(backend, w.data(), b, d, V);
+    if (file.is_int8("output.weight")) {
+      const ModelFile::Int8Rows w = file.int8_rows("output.weight", {int64_t(V), int64_t(d)});
+      output_ = Linear(backend, w.values, w.scales.data(), b, d, V);
+    } else {
+      const std::vector<float> w = file.floats("output.weight", {int64_t(V), int64_t(d)});
+      output_ = Linear(backend, w.data(), b, d, V);
+    }
+  } else if (target.int8()) {
+    output_ = Linear(backend, target.int8_data(), target.scales(), b, d, V);  // logits = x E^T + b, int8
   } else {
     output_ = Linear(backend, target.data(), b, d, V);  // logits = x E^T + b
   }
