@@ -233,9 +233,10 @@ function check(ctx, rows, beams) {
         checks.push({ precision, beam, a: refName, b: `${r.runner} t${r.threads}`, what: 'text',
           equal: ref.outputs.length - lines.length, of: ref.outputs.length, prefix_equal: prefix.length, differing_lines: lines });
       }
-      if (precision === 'f32' && ctx.runners.has('tformer-native') && existsSync(tformerBinary()) && ref.outputs[0]?.score !== undefined) {
+      const native = precision === 'int8' ? 'tformer-native-int8' : 'tformer-native';
+      if (ctx.runners.has(native) && model && existsSync(tformerBinary()) && ref.outputs[0]?.score !== undefined) {
         // tformer's text and score per line (`tformer translate --scores`) against the reference ids decoded to text.
-        const args = ['translate', '-m', ctx.model, '--no-split', '--scores', '--threads', '1', '--beam', String(beam)];
+        const args = ['translate', '-m', model, '--no-split', '--scores', '--threads', '1', '--beam', String(beam)];
         if (ctx.maxLength) args.push('--max-length', String(ctx.maxLength));
         const t = spawnSync(tformerBinary(), args, { input: readFileSync(ctx.input), encoding: 'utf8', maxBuffer: 1 << 28 });
         const out = t.stdout.split('\n').slice(0, ref.outputs.length);
