@@ -124,8 +124,11 @@ function bergamotRow(name, label, precision) {
   const gemm = precision === 'int8' ? 'int8shiftAlphaAll' : 'float32';
   return {
     name, label, precision, maxThreads: 1, wasm: 'st', text: true,
+    // The int8 row needs no int8 .tfm (Marian's own quantization of the f32 model), but int8 rows are
+    // compared with tformer's int8 rows, so all of them wait for --int8-model.
     available: (ctx) => (!bergamotAvailable() ? 'web/node_modules/@browsermt/bergamot-translator missing'
-      : ctx.marian !== null || 'no Marian export'),
+      : precision === 'int8' && !ctx.int8Model ? 'no --int8-model'
+        : ctx.marian !== null || 'no Marian export'),
     run(ctx, cfg) {
       const out = join(ctx.work, `${name}.t${cfg.threads}.b${cfg.beam}.json`);
       run('node', [join(peersDir, 'bergamot.mjs'), '--marian', ctx.marian, '--tfm', ctx.model, '--input', ctx.input,
@@ -298,7 +301,6 @@ async function main() {
     onnx: null, onnxInt8: null, marian: null,
     runners: new Set(a.runners ? a.runners.split(',') : RUNNERS.map((r) => r.name)) };
   for (const n of ctx.runners) if (!RUNNERS.some((r) => r.name === n)) throw new Error(`--runners: unknown '${n}' (${RUNNERS.map((r) => r.name).join(', ')})`);
-  if (!ctx.int8Model) for (const r of RUNNERS) if (r.precision === 'int8' && !a.runners) ctx.runners.delete(r.name);
   writeFileSync(ctx.input, lines.join('\n') + '\n');
   console.error(`work folder ${work}: ${lines.length} lines`);
   run(PYTHON, [join(peersDir, 'ids.py'), 'encode', ctx.model, ctx.input, '-o', ctx.ids]);
