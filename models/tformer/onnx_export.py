@@ -22,24 +22,80 @@ decoder_step.onnx, once per target position for N hypothesis rows
        present.{i}.key/value [N, H, T + 1, d/H] or present.{i}.state [N, d]
 tformer.json, what a runner needs: the config, the start token, the graphs' input and output names.
 
-Weights stay f32. An int8 variant would need onnxruntime's Python quantization tool, which this
-machine does not have (Debian packages no onnxruntime for Python), so none is written.
+`--weights int8` (written into the graphs by this exporter: there is no onnxruntime Python package,
+hence no onnxruntime quantization tool, here) makes every Linear layer and the output projection a
+dynamic int8 matmul, as onnxruntime's `quantize_dynamic` writes it:
+  x -> DynamicQuantizeLinear (uint8 x, per-tensor scale and zero point computed per call)
+    -> MatMulInteger(x_u8, W_i8 [in, out], x_zero, 0) -> Cast float -> Mul(x_scale * w_scale[out]) (+ bias)
+ONNX Runtime's graph optimizer (level `all`, native and web) fuses that into its contrib op
+DynamicQuantizeMatMul. W_i8 and w_scale are the .tfm's symmetric per-output-row int8 (tfm.py
+quantize_rows_int8; a model stored as int8 gives back exactly its own integers). The embedding
+lookups stay f32 (dequantized) gathers. tformer.json says "weights": "int8".
 """
 from __future__ import annotations
 
 import json
 import math
 import os
+import warnings
 
 import torch
 import torch.nn as nn
 
+from . import tfm as tfm_io
 from .decode import start_token
 from .export import load_tfm_model
 from .model import Sublayer
 
 OPSET = 13
+# torch 1.13 calls g.op() in symbolic functions deprecated (DynamicInt8MatMul uses it, as documented).
+warnings.filterwarnings("ignore", category=FutureWarning, message=".*_graph_op.*")
 FORMAT_VERSION = 1
+
+
+class DynamicInt8MatMul(torch.autograd.Function):
+    """y = x W^T (+ b) with W as int8 [in, out] + per-output scales; exported as ONNX standard ops
+    (DynamicQuantizeLinear, MatMulInteger). The PyTorch forward (used only while tracing) computes
+    with the dequantized weights."""
+
+    @staticmethod
+    def forward(ctx, x, w_t, w_scale, bias):
+        y = x.matmul(w_t.float() * w_scale)
+        return y if bias is None else y + bias
+
+    @staticmethod
+    def symbolic(g, x, w_t, w_scale, bias):
+        xq, xs, xz = g.op("DynamicQuantizeLinear", x, outputs=3)
+        zero = g.op("Constant", value_t=torch.tensor(0, dtype=torch.int8))
+        y = g.op("MatMulInteger", xq, w_t, xz, zero)
+        y = g.op("Cast", y, to_i=1)  # TensorProto.FLOAT
+        y = g.op("Mul", y, g.op("Mul", xs, w_scale))
+        return y if bias is None or bias.node().mustBeNone() else g.op("Add", y, bias)
+
+
+class Int8Linear(nn.Module):
+    """A Linear layer (or the output projection) with int8 weights for the int8 ONNX export."""
+
+    def __init__(self, weight, bias=None):
+        super().__init__()
+        q, scale = tfm_io.quantize_rows_int8(weight.detach().float().numpy())
+        self.register_buffer("w_t", torch.from_numpy(q.T.copy()))
+        self.register_buffer("w_scale", torch.from_numpy(scale))
+        self.bias = None if bias is None else nn.Parameter(bias.detach().clone(), requires_grad=False)
+
+    def forward(self, x):
+        return DynamicInt8MatMul.apply(x, self.w_t, self.w_scale, self.bias)
+
+
+def quantize_linears(model):
+    """Replaces every nn.Linear of the model by an Int8Linear (in place); returns how many."""
+    count = 0
+    for parent in list(model.modules()):
+        for name, child in list(parent.named_children()):
+            if isinstance(child, nn.Linear):
+                setattr(parent, name, Int8Linear(child.weight, child.bias))
+                count += 1
+    return count
 
 
 class EncoderGraph(nn.Module):
@@ -65,10 +121,14 @@ class EncoderGraph(nn.Module):
 class DecoderStepGraph(nn.Module):
     """One incremental step of the reference decoder, with the caches as explicit tensors."""
 
-    def __init__(self, model):
+    def __init__(self, model, projection=None):
         super().__init__()
         self.model = model
         self.ssru = model.cfg.decoder_layer_type == "ssru"
+        self.projection = projection  # an Int8Linear for the int8 export; None: the model's logits
+
+    def logits(self, x):
+        return self.model.logits(x) if self.projection is None else self.projection(x)
 
     def forward(self, input_ids, use_token, step, beam_index, cross_index, encoder_attention_mask, *caches):
         m, cfg = self.model, self.model.cfg
@@ -91,7 +151,7 @@ class DecoderStepGraph(nn.Module):
                 present += [k, v]
         if cfg.norm == "pre":
             x = m.decoder.final_norm(x)
-        log_probs = torch.log_softmax(m.logits(x[:, 0]), dim=-1)
+        log_probs = torch.log_softmax(self.logits(x[:, 0]), dim=-1)
         return (log_probs, *present)
 
     @staticmethod
@@ -139,9 +199,16 @@ def io_names(cfg):
     return cross, past, present
 
 
-def export_onnx(model_path: str, out_dir: str) -> dict:
+def export_onnx(model_path: str, out_dir: str, weights: str = "f32") -> dict:
+    if weights not in ("f32", "int8"):
+        raise ValueError("weights must be f32 or int8")
     model, _, _, tfm_file = load_tfm_model(model_path)
     cfg = model.cfg
+    projection = None
+    if weights == "int8":
+        # The output projection first: with untied embeddings its weight is an nn.Linear's.
+        projection = Int8Linear(model.output_weight(), model.output_bias if cfg.output_bias else None)
+        quantize_linears(model)
     H, dh, d = cfg.heads, cfg.head_dim, cfg.d_model
     os.makedirs(out_dir, exist_ok=True)
     cross, past, present = io_names(cfg)
@@ -162,7 +229,7 @@ def export_onnx(model_path: str, out_dir: str) -> dict:
                           input_names=enc_inputs, output_names=enc_outputs, dynamic_axes=axes,
                           do_constant_folding=True)
 
-    dec = DecoderStepGraph(model).eval()
+    dec = DecoderStepGraph(model, projection).eval()
     if cfg.decoder_layer_type == "ssru":
         past_values = [torch.randn(N, d) for _ in past]
         past_axes = {name: {0: "past_rows"} for name in past}
@@ -188,7 +255,7 @@ def export_onnx(model_path: str, out_dir: str) -> dict:
                           do_constant_folding=True)
 
     info = {
-        "format": "tformer-onnx", "version": FORMAT_VERSION, "opset": OPSET, "weights": "f32",
+        "format": "tformer-onnx", "version": FORMAT_VERSION, "opset": OPSET, "weights": weights,
         "source_model": os.path.abspath(model_path), "source_model_bytes": os.path.getsize(model_path),
         "config": cfg.to_dict(), "start_token": start_token(cfg),
         "cache": "ssru" if cfg.decoder_layer_type == "ssru" else "attention",
@@ -207,14 +274,16 @@ def export_onnx(model_path: str, out_dir: str) -> dict:
 
 def cmd_export_onnx(args):
     torch.set_num_threads(1)
-    info = export_onnx(args.model, args.output)
+    info = export_onnx(args.model, args.output, args.weights)
     total = info["encoder"]["bytes"] + info["decoder_step"]["bytes"]
     print(f"wrote {args.output}: encoder.onnx {info['encoder']['bytes']} bytes, decoder_step.onnx "
           f"{info['decoder_step']['bytes']} bytes ({total} in all), tformer.json")
 
 
 def register(subparsers):
-    s = subparsers.add_parser("export-onnx", help="ONNX encoder + decoder-step graphs of a .tfm model (f32)")
+    s = subparsers.add_parser("export-onnx", help="ONNX encoder + decoder-step graphs of a .tfm model (f32 or int8)")
     s.add_argument("model", help="the .tfm model")
     s.add_argument("-o", "--output", required=True, help="output folder")
+    s.add_argument("--weights", choices=["f32", "int8"], default="f32",
+                   help="int8: dynamic int8 matmuls (DynamicQuantizeLinear + MatMulInteger), see the module docstring")
     s.set_defaults(func=cmd_export_onnx)

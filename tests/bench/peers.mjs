@@ -1,21 +1,27 @@
 #!/usr/bin/env node
 // Side-by-side speed of tformer and its peers on the same model and the same sentences.
 //
-//   node tests/bench/peers.mjs --model MODEL.tfm --input FILE [--lines 200] [--threads 1,2] [--beams 1,4]
-//        [--max-length N] [--runners a,b,...] [--repeat 1] [--row-timeout S] [--work DIR] [--onnx DIR]
-//        [--json OUT.json] [--no-check]
+//   node tests/bench/peers.mjs --model MODEL.tfm --input FILE [--int8-model MODEL.i8.tfm] [--lines 200]
+//        [--threads 1,2] [--beams 1,4] [--max-length N] [--runners a,b,...] [--repeat 1] [--row-timeout S]
+//        [--work DIR] [--onnx DIR] [--onnx-int8 DIR] [--marian DIR] [--json OUT.json] [--no-check]
 //
-// Rows: tformer native (build/tformer bench), ONNX Runtime native (onnxruntime-node) and wasm
-// (onnxruntime-web in node), the PyTorch reference; slots for rows still to come are listed as pending.
+// f32 rows: tformer native (build/tformer bench), tformer wasm under node (threaded build at each thread
+// count, single-threaded build at 1), ONNX Runtime native (onnxruntime-node) and wasm (onnxruntime-web
+// in node), the PyTorch reference, Bergamot's wasm with gemm-precision float32 (single-threaded).
+// int8 rows, with --int8-model (the same weights as int8 .tfm): tformer native and wasm on that file,
+// ONNX Runtime native and wasm on `export-onnx --weights int8` of it (dynamic int8 matmuls), Bergamot
+// with int8shiftAlphaAll on `export-marian --int8` of the f32 model (its production int8 path).
 // Every row runs in its own process, one at a time; for each beam and thread count the rows run back to
-// back, so ratios compare runs made under the same machine load. Ratios are tformer native / row at
-// the same beam and threads (speed: > 1 means tformer is faster; memory and model bytes: < 1 means
-// tformer is smaller).
+// back, so ratios compare runs made under the same machine load. Ratios are tformer / row at the same
+// precision, beam and threads (speed: > 1 means tformer is faster; memory and model bytes: < 1 means
+// tformer is smaller): "x" columns against tformer native, "x wasm" against tformer's wasm build.
 // What is timed: translating the whole file after loading the model and a warm-up on 4 sentences.
-// The peers get token ids (tests/bench/peers/ids.py encode) and return ids; tformer's bench times its
-// C++ SentencePiece encode/decode too (the meta records what encoding costs in Python, for scale).
-// Unless --no-check, greedy and beam outputs of all rows are compared token for token (tformer through
-// `tformer translate --scores`: text and score).
+// ONNX Runtime and PyTorch get token ids (tests/bench/peers/ids.py encode) and return ids; tformer
+// (native and wasm) and Bergamot time their own SentencePiece encode/decode too (the meta records
+// what encoding costs in Python, for scale).
+// Unless --no-check, outputs of the rows of one precision are compared with the first row that has
+// ids, token for token (tformer native through `tformer translate --scores`: text and score;
+// Bergamot, text only, by text). Differences are counted and listed by line, never fatal.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -23,9 +29,18 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
+import { bergamotAvailable } from '../marian/bergamot.mjs';
+
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const peersDir = join(repo, 'tests', 'bench', 'peers');
 const PYTHON = '/usr/bin/python3';  // Debian's, with torch (TOOLCHAIN.md)
+const MAX_LENGTH_RATIO = 2;  // tformer's default target length rule: floor(2 x source tokens)
+const wasmDir = () => process.env.TFORMER_WASM_DIR || join(repo, 'build-wasm', 'wasm');
+
+// models/tformer/cli.py defaults OPENBLAS_CORETYPE to SkylakeX, whose AVX-512 kernels die with SIGILL
+// on CPUs without AVX-512 (AMD EPYC here): name a core type such CPUs have.
+if (!process.env.OPENBLAS_CORETYPE && existsSync('/proc/cpuinfo') && !/\bavx512f\b/.test(readFileSync('/proc/cpuinfo', 'utf8')))
+  process.env.OPENBLAS_CORETYPE = 'Haswell';
 
 let rowTimeoutMs = 0;  // --row-timeout: a row that runs longer is reported as such
 
@@ -52,44 +67,85 @@ function peerArgs(ctx, { threads, beam }, out) {
   return ['--threads', String(threads), '--beam', String(beam), '--max-length', String(ctx.maxLength), '--json', out];
 }
 
-const RUNNERS = [
-  {
-    name: 'tformer-native', label: 'tformer native f32', baseline: true,
-    available: () => existsSync(tformerBinary()) || 'build/tformer missing (cmake build)',
+// precision: rows compare (ratios, output checks) within their precision. maxThreads: rows with
+// more threads are not run (single-threaded builds). ctx.model is the f32 model, ctx.int8Model the
+// int8 one (--int8-model).
+const modelOf = (ctx, precision) => (precision === 'int8' ? ctx.int8Model : ctx.model);
+
+function tformerNative(name, label, precision) {
+  return {
+    name, label, precision,
+    available: (ctx) => (!existsSync(tformerBinary()) ? 'build/tformer missing (cmake build)'
+      : modelOf(ctx, precision) ? true : 'no --int8-model'),
     run(ctx, cfg) {
-      const out = join(ctx.work, `tformer-native.t${cfg.threads}.b${cfg.beam}.json`);
-      const args = ['bench', '-m', ctx.model, '-i', ctx.input, '--no-split', '--threads', String(cfg.threads),
+      const model = modelOf(ctx, precision);
+      const out = join(ctx.work, `${name}.t${cfg.threads}.b${cfg.beam}.json`);
+      const args = ['bench', '-m', model, '-i', ctx.input, '--no-split', '--threads', String(cfg.threads),
         '--beam', String(cfg.beam), '--json', out];
       if (ctx.maxLength) args.push('--max-length', String(ctx.maxLength));
       run(tformerBinary(), args, { quiet: true });
       const r = readJson(out);
-      return { ...r, engine: `tformer ${r.backend}`, model_bytes: statSync(ctx.model).size,
+      return { ...r, engine: `tformer ${r.backend}`, model_bytes: statSync(model).size,
         timed: 'tformer bench: whole file, incl. C++ SentencePiece encode/decode' };
     },
-  },
-  { name: 'tformer-wasm', label: 'tformer wasm (node)', pending: 'waits for the wasm build and web/ package' },
-  {
-    name: 'ort-node', label: 'ONNX Runtime native',
-    available: (ctx) => ctx.onnx !== null || 'no ONNX export',
+  };
+}
+
+function tformerWasm(name, label, precision, variant) {
+  return {
+    name, label, precision, maxThreads: variant === 'st' ? 1 : undefined,
+    available: (ctx) => (!existsSync(join(wasmDir(), `tformer-${variant}.wasm`)) ? `${wasmDir()}/tformer-${variant}.wasm missing (wasm build)`
+      : modelOf(ctx, precision) ? true : 'no --int8-model'),
     run(ctx, cfg) {
-      const out = join(ctx.work, `ort-node.t${cfg.threads}.b${cfg.beam}.json`);
-      run('node', [join(peersDir, 'ort.mjs'), '--onnx', ctx.onnx, '--ids', ctx.ids, '--backend', 'node',
-        ...peerArgs(ctx, cfg, out)]);
+      const out = join(ctx.work, `${name}.t${cfg.threads}.b${cfg.beam}.json`);
+      run('node', ['--no-experimental-fetch', join(peersDir, 'tformer_wasm.mjs'), '--model', modelOf(ctx, precision),
+        '--input', ctx.input, '--variant', variant, '--threads', String(cfg.threads), '--beam', String(cfg.beam),
+        '--max-length', String(ctx.maxLength), '--json', out]);
       return readJson(out);
     },
-  },
-  {
-    name: 'ort-web', label: 'ONNX Runtime wasm (node)',
-    available: (ctx) => ctx.onnx !== null || 'no ONNX export',
+  };
+}
+
+function ortRow(name, label, precision, backend) {
+  const dir = (ctx) => (precision === 'int8' ? ctx.onnxInt8 : ctx.onnx);
+  return {
+    name, label, precision,
+    available: (ctx) => dir(ctx) !== null || (precision === 'int8' && !ctx.int8Model ? 'no --int8-model' : 'no ONNX export'),
     run(ctx, cfg) {
-      const out = join(ctx.work, `ort-web.t${cfg.threads}.b${cfg.beam}.json`);
-      run('node', [join(peersDir, 'ort.mjs'), '--onnx', ctx.onnx, '--ids', ctx.ids, '--backend', 'web',
+      const out = join(ctx.work, `${name}.t${cfg.threads}.b${cfg.beam}.json`);
+      run('node', [join(peersDir, 'ort.mjs'), '--onnx', dir(ctx), '--ids', ctx.ids, '--backend', backend,
         ...peerArgs(ctx, cfg, out)]);
-      return readJson(out);
+      return { ...readJson(out), runner: name };
     },
-  },
+  };
+}
+
+function bergamotRow(name, label, precision) {
+  const gemm = precision === 'int8' ? 'int8shiftAlphaAll' : 'float32';
+  return {
+    name, label, precision, maxThreads: 1, wasm: 'st', text: true,
+    // The int8 row needs no int8 .tfm (Marian's own quantization of the f32 model), but int8 rows are
+    // compared with tformer's int8 rows, so all of them wait for --int8-model.
+    available: (ctx) => (!bergamotAvailable() ? 'web/node_modules/@browsermt/bergamot-translator missing'
+      : precision === 'int8' && !ctx.int8Model ? 'no --int8-model'
+        : ctx.marian !== null || 'no Marian export'),
+    run(ctx, cfg) {
+      const out = join(ctx.work, `${name}.t${cfg.threads}.b${cfg.beam}.json`);
+      run('node', [join(peersDir, 'bergamot.mjs'), '--marian', ctx.marian, '--tfm', ctx.model, '--input', ctx.input,
+        '--precision', gemm, '--beam', String(cfg.beam), '--max-length-factor', String(MAX_LENGTH_RATIO), '--json', out]);
+      return { ...readJson(out), runner: name };
+    },
+  };
+}
+
+const RUNNERS = [
+  { ...tformerNative('tformer-native', 'tformer native f32', 'f32'), baseline: true },
+  { ...tformerWasm('tformer-wasm-mt', 'tformer wasm mt f32', 'f32', 'mt'), wasmBaseline: 'mt' },
+  { ...tformerWasm('tformer-wasm-st', 'tformer wasm st f32', 'f32', 'st'), wasmBaseline: 'st' },
+  { ...ortRow('ort-node', 'ONNX Runtime native f32', 'f32', 'node') },
+  { ...ortRow('ort-web', 'ONNX Runtime wasm f32', 'f32', 'web'), wasm: 'mt' },
   {
-    name: 'pytorch', label: 'PyTorch reference',
+    name: 'pytorch', label: 'PyTorch reference f32', precision: 'f32',
     available: () => existsSync(PYTHON) || `${PYTHON} missing`,
     run(ctx, cfg) {
       const out = join(ctx.work, `pytorch.t${cfg.threads}.b${cfg.beam}.json`);
@@ -97,10 +153,13 @@ const RUNNERS = [
       return readJson(out);
     },
   },
-  { name: 'tformer-native-int8', label: 'tformer native int8', pending: "waits for the engine's int8 matmuls (i8 weights are widened to f32 at load today)" },
-  { name: 'ort-node-int8', label: 'ONNX Runtime native int8', pending: 'needs an int8 ONNX export: no Python onnxruntime (its quantizer) here' },
-  { name: 'tformer-wasm-int8', label: 'tformer wasm int8 (node)', pending: 'waits for the wasm build' },
-  { name: 'bergamot-wasm', label: 'Bergamot wasm (node)', pending: 'waits for the .tfm -> Marian .bin converter (MARIAN.md); single-threaded' },
+  bergamotRow('bergamot', 'Bergamot wasm float32', 'f32'),
+  { ...tformerNative('tformer-native-int8', 'tformer native int8', 'int8'), baseline: true },
+  { ...tformerWasm('tformer-wasm-mt-int8', 'tformer wasm mt int8', 'int8', 'mt'), wasmBaseline: 'mt' },
+  { ...tformerWasm('tformer-wasm-st-int8', 'tformer wasm st int8', 'int8', 'st'), wasmBaseline: 'st' },
+  { ...ortRow('ort-node-int8', 'ONNX Runtime native int8', 'int8', 'node') },
+  { ...ortRow('ort-web-int8', 'ONNX Runtime wasm int8', 'int8', 'web'), wasm: 'mt' },
+  bergamotRow('bergamot-int8', 'Bergamot wasm int8shiftAlphaAll', 'int8'),
 ];
 
 // ---- table ----
@@ -111,10 +170,12 @@ const FIELDS = [
   ['ms/sent', (r) => r.ms_per_sentence.toFixed(1)],
   ['peak MB', (r) => r.peak_rss_mb.toFixed(0)],
   ['model MB', (r) => (r.model_bytes / 1e6).toFixed(1)],
-  // tformer native / this row, same beam and threads.
+  // tformer native / this row, same precision, beam and threads.
   ['x tok/s', (r) => (r.ratio ? r.ratio.tokens_per_s.toFixed(2) : '')],
   ['x peak', (r) => (r.ratio ? r.ratio.peak_rss_mb.toFixed(2) : '')],
   ['x model', (r) => (r.ratio ? r.ratio.model_bytes.toFixed(2) : '')],
+  // tformer wasm / this wasm peer, same precision, beam and threads (mt build; st for Bergamot).
+  ['x wasm', (r) => (r.ratio_wasm ? r.ratio_wasm.tokens_per_s.toFixed(2) : '')],
 ];
 
 function table(rows) {
@@ -126,79 +187,137 @@ function table(rows) {
   return [line(head), ...body.map((b) => (b.length === head.length ? line(b) : `${line(b.slice(0, 3))}  ${b[3]}`))].join('\n');
 }
 
-// ---- correctness: every row's outputs against the others, token for token ----
-
-function check(ctx, rowsByBeam) {
-  const checks = [];
-  for (const [beam, rows] of rowsByBeam) {
-    const withIds = rows.filter((r) => r.status === 'ok' && r.outputs);
-    if (!withIds.length) continue;
-    const ref = withIds[0];
-    for (const r of withIds.slice(1)) {
-      let same = 0;
-      r.outputs.forEach((o, i) => { same += JSON.stringify(o?.tokens) === JSON.stringify(ref.outputs[i]?.tokens); });
-      checks.push({ beam, a: `${ref.runner} t${ref.threads}`, b: `${r.runner} t${r.threads}`, what: 'token ids', equal: same, of: r.outputs.length });
-    }
-    if (ctx.runners.has('tformer-native') && existsSync(tformerBinary())) {
-      // tformer's text and score per line against the first peer's ids decoded to text.
-      const args = ['translate', '-m', ctx.model, '--no-split', '--scores', '--threads', '1', '--beam', String(beam)];
-      if (ctx.maxLength) args.push('--max-length', String(ctx.maxLength));
-      const t = spawnSync(tformerBinary(), args, { input: readFileSync(ctx.input), encoding: 'utf8', maxBuffer: 1 << 28 });
-      const peerFile = join(ctx.work, `check.${ref.runner}.b${beam}.json`);
-      writeFileSync(peerFile, JSON.stringify({ outputs: ref.outputs }));
-      const texts = run(PYTHON, [join(peersDir, 'ids.py'), 'decode', ctx.model, peerFile], { quiet: true }).stdout.split('\n');
-      const lines = t.stdout.split('\n').slice(0, ref.outputs.length);
-      let same = 0, maxScoreDiff = 0;
-      lines.forEach((l, i) => {
-        const [score, text] = [l.slice(0, l.indexOf('\t')), l.slice(l.indexOf('\t') + 1)];
-        if (text === texts[i]) same += 1;
-        if (ref.outputs[i]) maxScoreDiff = Math.max(maxScoreDiff, Math.abs(Number(score) - ref.outputs[i].score));
-      });
-      checks.push({ beam, a: `${ref.runner} t${ref.threads}`, b: 'tformer translate t1', what: 'text and score',
-        equal: same, of: ref.outputs.length, max_score_diff: maxScoreDiff });
+function ratios(rows) {
+  const find = (name, r) => rows.find((b) => b.runner === name && b.status === 'ok' && b.beam === r.beam && b.threads === r.threads);
+  const ratio = (base, r) => ({ tokens_per_s: base.tokens_per_s / r.tokens_per_s, sentences_per_s: base.sentences_per_s / r.sentences_per_s,
+    peak_rss_mb: base.peak_rss_mb / r.peak_rss_mb, model_bytes: base.model_bytes / r.model_bytes });
+  for (const r of rows.filter((x) => x.status === 'ok')) {
+    const spec = RUNNERS.find((x) => x.name === r.runner);
+    const int8 = spec.precision === 'int8' ? '-int8' : '';
+    const base = find(`tformer-native${int8}`, r);
+    if (base && base !== r) r.ratio = ratio(base, r);
+    if (spec.wasm) {
+      const wasmBase = find(`tformer-wasm-${spec.wasm}${int8}`, r);
+      if (wasmBase) r.ratio_wasm = ratio(wasmBase, r);
     }
   }
+}
+
+// ---- correctness: outputs of rows of the same precision, token for token ----
+
+const sameIds = (a, b) => JSON.stringify(a?.tokens) === JSON.stringify(b?.tokens);
+
+function check(ctx, rows, beams) {
+  const checks = [];
+  for (const precision of ['f32', 'int8'])
+    for (const beam of beams) {
+      const group = rows.filter((r) => r.status === 'ok' && r.beam === beam && RUNNERS.find((x) => x.name === r.runner).precision === precision);
+      const withIds = group.filter((r) => r.outputs);
+      const withText = group.filter((r) => r.texts);
+      if (!withIds.length) continue;
+      const ref = withIds[0];
+      const refName = `${ref.runner} t${ref.threads}`;
+      const differing = (same) => ref.outputs.map((_, i) => i + 1).filter((_, i) => !same(i));
+      for (const r of withIds.slice(1)) {
+        const lines = differing((i) => sameIds(r.outputs[i], ref.outputs[i]));
+        checks.push({ precision, beam, a: refName, b: `${r.runner} t${r.threads}`, what: 'token ids',
+          equal: ref.outputs.length - lines.length, of: ref.outputs.length, differing_lines: lines });
+      }
+      const model = modelOf(ctx, precision);
+      const peerFile = join(ctx.work, `check.${ref.runner}.${precision}.b${beam}.json`);
+      writeFileSync(peerFile, JSON.stringify({ outputs: ref.outputs }));
+      const texts = run(PYTHON, [join(peersDir, 'ids.py'), 'decode', model, peerFile], { quiet: true }).stdout.split('\n');
+      for (const r of withText) {
+        // Text-only peers (Bergamot). Marian's length limit is batch-wide and keeps its last token
+        // (peers/bergamot.mjs), so a sentence that runs to the limit may be longer: "prefix" counts
+        // lines where one text starts with the other.
+        const lines = differing((i) => r.texts[i] === texts[i]);
+        const prefix = lines.filter((l) => r.texts[l - 1].startsWith(texts[l - 1]) || texts[l - 1].startsWith(r.texts[l - 1]));
+        checks.push({ precision, beam, a: refName, b: `${r.runner} t${r.threads}`, what: 'text',
+          equal: ref.outputs.length - lines.length, of: ref.outputs.length, prefix_equal: prefix.length, differing_lines: lines });
+      }
+      const native = precision === 'int8' ? 'tformer-native-int8' : 'tformer-native';
+      if (ctx.runners.has(native) && model && existsSync(tformerBinary()) && ref.outputs[0]?.score !== undefined) {
+        // tformer's text and score per line (`tformer translate --scores`) against the reference ids decoded to text.
+        const args = ['translate', '-m', model, '--no-split', '--scores', '--threads', '1', '--beam', String(beam)];
+        if (ctx.maxLength) args.push('--max-length', String(ctx.maxLength));
+        const t = spawnSync(tformerBinary(), args, { input: readFileSync(ctx.input), encoding: 'utf8', maxBuffer: 1 << 28 });
+        const out = t.stdout.split('\n').slice(0, ref.outputs.length);
+        let maxScoreDiff = 0;
+        const lines = differing((i) => {
+          const l = out[i] ?? '';
+          const [score, text] = [l.slice(0, l.indexOf('\t')), l.slice(l.indexOf('\t') + 1)];
+          if (ref.outputs[i]) maxScoreDiff = Math.max(maxScoreDiff, Math.abs(Number(score) - ref.outputs[i].score));
+          return text === texts[i];
+        });
+        checks.push({ precision, beam, a: refName, b: 'tformer translate t1', what: 'text and score',
+          equal: ref.outputs.length - lines.length, of: ref.outputs.length, max_score_diff: maxScoreDiff, differing_lines: lines });
+      }
+    }
   return checks;
+}
+
+// ---- exports the peers need, cached in the work folder (or given) ----
+
+function prepare(ctx, a) {
+  const wanted = (prefix) => [...ctx.runners].some((n) => n.startsWith(prefix));
+  if (RUNNERS.some((r) => ctx.runners.has(r.name) && r.name.startsWith('ort-') && r.precision === 'f32')) {
+    ctx.onnx = resolve(a.onnx ?? join(ctx.work, 'onnx'));
+    if (!existsSync(join(ctx.onnx, 'tformer.json')))
+      run(PYTHON, [join(repo, 'models', 'tfm'), 'export-onnx', ctx.model, '-o', ctx.onnx]);
+  }
+  if (ctx.int8Model && RUNNERS.some((r) => ctx.runners.has(r.name) && r.name.startsWith('ort-') && r.precision === 'int8')) {
+    // From the int8 model: the graphs hold the very integers and scales tformer's int8 rows use.
+    ctx.onnxInt8 = resolve(a['onnx-int8'] ?? join(ctx.work, 'onnx-int8'));
+    if (!existsSync(join(ctx.onnxInt8, 'tformer.json')))
+      run(PYTHON, [join(repo, 'models', 'tfm'), 'export-onnx', ctx.int8Model, '-o', ctx.onnxInt8, '--weights', 'int8']);
+  }
+  if (wanted('bergamot')) {
+    // Both Marian files from the f32 model: float32, and intgemm8 as marian-conv quantizes (activation
+    // multipliers calibrated on the input lines).
+    ctx.marian = resolve(a.marian ?? join(ctx.work, 'marian'));
+    if (!existsSync(join(ctx.marian, 'model.intgemm.alphas.bin')))
+      run(PYTHON, [join(repo, 'models', 'tfm'), 'export-marian', ctx.model, '-o', ctx.marian, '--format', 'bin', '--int8',
+        '--calibrate', ctx.input]);
+  }
 }
 
 // ---- main ----
 
 async function main() {
   const { values: a } = parseArgs({ options: {
-    model: { type: 'string' }, input: { type: 'string' }, lines: { type: 'string', default: '200' },
+    model: { type: 'string' }, 'int8-model': { type: 'string' }, input: { type: 'string' }, lines: { type: 'string', default: '200' },
     threads: { type: 'string', default: '1,2' }, beams: { type: 'string', default: '1,4' },
     'max-length': { type: 'string', default: '0' }, runners: { type: 'string' }, repeat: { type: 'string', default: '1' },
-    'row-timeout': { type: 'string', default: '0' }, work: { type: 'string' }, onnx: { type: 'string' }, json: { type: 'string' }, 'no-check': { type: 'boolean', default: false },
+    'row-timeout': { type: 'string', default: '0' }, work: { type: 'string' }, onnx: { type: 'string' }, 'onnx-int8': { type: 'string' },
+    marian: { type: 'string' }, json: { type: 'string' }, 'no-check': { type: 'boolean', default: false },
   } });
   if (!a.model || !a.input) throw new Error('usage: peers.mjs --model MODEL.tfm --input FILE [options]; see the header');
   const work = resolve(a.work ?? mkdtempSync(join(tmpdir(), 'tformer-peers-')));
   mkdirSync(work, { recursive: true });
   const lines = readFileSync(a.input, 'utf8').split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l).slice(0, Number(a.lines));
-  const ctx = { model: resolve(a.model), input: join(work, 'input.txt'), ids: join(work, 'ids.json'), work,
-    maxLength: Number(a['max-length']), onnx: null,
+  const ctx = { model: resolve(a.model), int8Model: a['int8-model'] ? resolve(a['int8-model']) : null,
+    input: join(work, 'input.txt'), ids: join(work, 'ids.json'), work, maxLength: Number(a['max-length']),
+    onnx: null, onnxInt8: null, marian: null,
     runners: new Set(a.runners ? a.runners.split(',') : RUNNERS.map((r) => r.name)) };
+  for (const n of ctx.runners) if (!RUNNERS.some((r) => r.name === n)) throw new Error(`--runners: unknown '${n}' (${RUNNERS.map((r) => r.name).join(', ')})`);
   writeFileSync(ctx.input, lines.join('\n') + '\n');
   console.error(`work folder ${work}: ${lines.length} lines`);
   run(PYTHON, [join(peersDir, 'ids.py'), 'encode', ctx.model, ctx.input, '-o', ctx.ids]);
-  if ([...ctx.runners].some((n) => n.startsWith('ort-'))) {
-    ctx.onnx = resolve(a.onnx ?? join(work, 'onnx'));
-    if (!existsSync(join(ctx.onnx, 'tformer.json')))
-      run(PYTHON, [join(repo, 'models', 'tfm'), 'export-onnx', ctx.model, '-o', ctx.onnx]);
-  }
+  prepare(ctx, a);
 
-  const rows = [], rowsByBeam = new Map();
+  const rows = [];
   rowTimeoutMs = 1000 * Number(a['row-timeout']);
   const startLoad = loadavg();
-  for (const beam of a.beams.split(',').map(Number)) {
-    rowsByBeam.set(beam, []);
+  const beams = a.beams.split(',').map(Number);
+  for (const beam of beams) {
     for (const threads of a.threads.split(',').map(Number)) {
-      let baseline = null;
       for (const runner of RUNNERS.filter((r) => ctx.runners.has(r.name))) {
+        if (runner.maxThreads && threads > runner.maxThreads) continue;
         const row = { runner: runner.name, label: runner.label, threads, beam };
-        const ok = runner.pending ? runner.pending : runner.available(ctx);
+        const ok = runner.available(ctx);
         if (ok !== true) {
-          Object.assign(row, { status: 'pending', reason: ok });
-          if (threads === 1 && beam === Number(a.beams.split(',')[0])) rows.push({ ...row, threads: null, beam: null });
+          if (threads === 1 && beam === beams[0]) rows.push({ ...row, threads: null, beam: null, status: 'pending', reason: ok });
           continue;
         }
         try {
@@ -208,40 +327,43 @@ async function main() {
             const r = runner.run(ctx, { threads, beam });
             if (!best || r.seconds < best.seconds) best = r;
           }
-          Object.assign(row, best, { runner: runner.name, label: runner.label, status: 'ok' });
+          Object.assign(row, best, { runner: runner.name, label: runner.label, threads, status: 'ok' });
         } catch (e) {
           Object.assign(row, { status: 'failed', reason: String(e.message).split('\n')[0] });
           console.error(e.message);
         }
-        if (runner.baseline && row.status === 'ok') baseline = row;
-        if (!runner.baseline && baseline && row.status === 'ok')
-          row.ratio = { tokens_per_s: baseline.tokens_per_s / row.tokens_per_s, sentences_per_s: baseline.sentences_per_s / row.sentences_per_s,
-            peak_rss_mb: baseline.peak_rss_mb / row.peak_rss_mb, model_bytes: baseline.model_bytes / row.model_bytes };
         rows.push(row);
-        rowsByBeam.get(beam).push(row);
       }
     }
   }
   rowTimeoutMs = 0;
-  const checks = a['no-check'] ? [] : check(ctx, rowsByBeam);
+  ratios(rows);
+  const checks = a['no-check'] ? [] : check(ctx, rows, beams);
   const ids = readJson(ctx.ids);
   const meta = {
-    date: new Date().toISOString(), model: ctx.model, input: resolve(a.input), lines: lines.length,
+    date: new Date().toISOString(), model: ctx.model, int8_model: ctx.int8Model, input: resolve(a.input), lines: lines.length,
     source_tokens: ids.source_tokens, python_sentencepiece_encode_ms: ids.encode_ms, max_length: ctx.maxLength,
-    length_rule: 'target length limit floor(2 * source tokens incl. EOS), capped by max_length when > 0',
-    batching: 'length-sorted batches of at most 4096 padded source tokens (all rows)',
+    length_rule: 'target length limit floor(2 * source tokens incl. EOS), capped by max_length when > 0; '
+      + 'Bergamot: max-length-factor 2 x the longest source of its batch (no cap)',
+    batching: 'length-sorted batches of at most 4096 padded source tokens (Bergamot: its batcher, mini-batch-words 4096)',
     repeat: Number(a.repeat), cpu: cpus()[0]?.model, cores: cpus().length, loadavg_start: startLoad, loadavg_end: loadavg(),
-    node: process.version, onnx: ctx.onnx,
+    node: process.version, onnx: ctx.onnx, onnx_int8: ctx.onnxInt8, marian: ctx.marian,
   };
   const printable = [...rows.filter((r) => r.status !== 'pending'), ...rows.filter((r) => r.status === 'pending')];
   console.log(table(printable));
-  console.log('x ...: tformer native / row at the same beam and threads (x tok/s > 1: tformer faster; '
-    + 'x peak, x model < 1: tformer smaller). ms/sent = timed seconds / sentences (batched).');
-  for (const c of checks)
-    console.log(`check beam ${c.beam}: ${c.a} vs ${c.b}: ${c.what} equal ${c.equal}/${c.of}${c.max_score_diff !== undefined ? `, max score diff ${c.max_score_diff.toExponential(1)}` : ''}`);
+  console.log('x tok/s, x peak, x model: tformer native / row at the same precision, beam and threads (x tok/s > 1: tformer '
+    + 'faster; x peak, x model < 1: tformer smaller). x wasm: tformer wasm tok/s / this wasm peer\'s (mt build at the same '
+    + 'threads; st build for Bergamot). ms/sent = timed seconds / sentences (batched).');
+  for (const c of checks) {
+    const more = [c.max_score_diff !== undefined ? `max score diff ${c.max_score_diff.toExponential(1)}` : '',
+      c.prefix_equal !== undefined ? `${c.prefix_equal} more equal up to the length limit` : '',
+      c.differing_lines.length ? `differ: lines ${c.differing_lines.slice(0, 20).join(' ')}${c.differing_lines.length > 20 ? ' ...' : ''}` : '']
+      .filter(Boolean).join('; ');
+    console.log(`check ${c.precision} beam ${c.beam}: ${c.a} vs ${c.b}: ${c.what} equal ${c.equal}/${c.of}${more ? `; ${more}` : ''}`);
+  }
   console.log(`load average ${meta.loadavg_start.map((x) => x.toFixed(2)).join(' ')} -> ${meta.loadavg_end.map((x) => x.toFixed(2)).join(' ')}; ${meta.cores} cores`);
   const out = a.json ?? join(work, 'peers.json');
-  writeFileSync(out, JSON.stringify({ meta, rows: rows.map(({ outputs, ...r }) => r), checks }, null, 1));
+  writeFileSync(out, JSON.stringify({ meta, rows: rows.map(({ outputs, texts, ...r }) => r), checks }, null, 1));
   console.error(`wrote ${out}`);
 }
 

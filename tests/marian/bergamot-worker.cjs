@@ -8,6 +8,8 @@
 //               {id, op: 'load', model, vocabs, config} model: ArrayBuffer of a .bin; vocabs: 1 or 2
 //                                                       SentencePiece ArrayBuffers; config: {key: value}
 //               {id, op: 'translate', texts}            one request per text; returns the texts
+//               {id, op: 'translateBatch', texts}       all texts in one request (Bergamot batches
+//                                                       them itself); returns the texts
 // Messages out: {id, result} or {id, error, log}        log: Marian's last stderr lines
 'use strict';
 
@@ -106,7 +108,23 @@ function translate({texts}) {
   return out;
 }
 
-const OPS = {init, load, translate};
+function translateBatch({texts}) {
+  const input = new M.VectorString();
+  const options = new M.VectorResponseOptions();
+  for (const text of texts) {
+    input.push_back(text);
+    options.push_back({qualityScores: false, alignment: false, html: false});
+  }
+  const responses = service.translate(model, input, options);
+  const out = [];
+  for (let i = 0; i < texts.length; ++i) out.push(responses.get(i).getTranslatedText());
+  responses.delete();
+  options.delete();
+  input.delete();
+  return out;
+}
+
+const OPS = {init, load, translate, translateBatch};
 
 if (isNode) port.on('message', (data) => onMessage({data}));
 else self.addEventListener('message', onMessage);

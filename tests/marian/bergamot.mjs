@@ -15,11 +15,12 @@ export function bergamotAvailable() {
   return existsSync(GLUE) && existsSync(WASM);
 }
 
-// Decoder options of the harness: greedy, one sentence per line, nothing but the translation.
-export function bergamotConfig({precision = 'float32', maxLengthFactor = 2.0} = {}) {
+// Decoder options of the harness: greedy (unless beamSize), one sentence per line, nothing but the
+// translation.
+export function bergamotConfig({precision = 'float32', maxLengthFactor = 2.0, beamSize = 1, miniBatchWords = 1024} = {}) {
   return {
-    'beam-size': 1, 'normalize': 1.0, 'word-penalty': 0, 'max-length-factor': maxLengthFactor,
-    'max-length-break': 128, 'mini-batch-words': 1024, 'workspace': 128, 'cpu-threads': 0,
+    'beam-size': beamSize, 'normalize': 1.0, 'word-penalty': 0, 'max-length-factor': maxLengthFactor,
+    'max-length-break': 128, 'mini-batch-words': miniBatchWords, 'workspace': 128, 'cpu-threads': 0,
     'gemm-precision': precision, 'skip-cost': true, 'quiet': true, 'quiet-translation': true,
     'ssplit-mode': 'sentence',
   };
@@ -69,6 +70,11 @@ export class BergamotNode {
 
   async translate(texts) {
     return this.call('translate', {texts});
+  }
+
+  // All texts in one request: Bergamot's own batching (mini-batch-words).
+  async translateBatch(texts) {
+    return this.call('translateBatch', {texts});
   }
 
   async close() {

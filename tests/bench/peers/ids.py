@@ -3,6 +3,8 @@
 
   ids.py encode MODEL.tfm INPUT -o IDS.json   non-empty lines -> source ids (BOS/EOS as the config says)
   ids.py decode MODEL.tfm RESULT.json         a runner's output ids -> one text line per input line
+  ids.py count MODEL.tfm TEXTS.json           {"texts": [...]} (a text-only peer's outputs) -> JSON list
+                                              of target token counts (target SentencePiece + EOS)
 
 Tokenization happens here, before any runner starts its clock, so no peer's timing includes it
 (tformer's own bench includes its C++ SentencePiece calls; `encode` prints what they cost in Python).
@@ -66,6 +68,13 @@ def cmd_decode(args):
         print(tgt.decode([t for t in o["tokens"] if t != cfg.eos_id]) if o else "")
 
 
+def cmd_count(args):
+    cfg, _, tgt = tokenizers(args.model)
+    with open(args.texts, encoding="utf-8") as f:
+        texts = json.load(f)["texts"]
+    print(json.dumps([len(tgt.encode(t)) + 1 if t else 1 for t in texts]))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
@@ -78,6 +87,10 @@ def main():
     s.add_argument("model")
     s.add_argument("result")
     s.set_defaults(func=cmd_decode)
+    s = sub.add_parser("count")
+    s.add_argument("model")
+    s.add_argument("texts")
+    s.set_defaults(func=cmd_count)
     args = p.parse_args()
     args.func(args)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A random model of the tiny class for speed comparisons before a trained one exists.
 
-  random_model.py -o models/work/peers/tiny-random.tfm
+  random_model.py -o models/work/peers/tiny-random.tfm [--int8 models/work/peers/tiny-random.i8.tfm]
 
 Shape of models/configs/tiny.deen.yaml (Marian conventions, d_model 256, ffn 1536, 6 encoder and 2
 decoder layers, 8 heads, joint 16k vocabulary; SentencePiece trained here with Debian's spm_train on
@@ -47,6 +47,8 @@ def main():
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--spm", help="SentencePiece model (default: deen.16k.spm beside the output, trained if absent)")
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--int8", help="also write the same weights with int8 matrices (per-row scales, as "
+                   "`models/tfm export --weights int8` does) to this path")
     args = p.parse_args()
     spm_path = args.spm or os.path.join(os.path.dirname(os.path.abspath(args.output)), "deen.16k.spm")
     if not os.path.exists(spm_path):
@@ -61,6 +63,10 @@ def main():
     meta = {"name": "tiny-random", "note": "random weights, for speed comparisons only"}
     size = tfm.write(args.output, build_tfm(cfg, model.state_dict(), spm_bytes, None, "f32", meta))
     print(f"wrote {args.output} ({size} bytes)")
+    if args.int8:
+        size = tfm.write(args.int8, build_tfm(cfg, model.state_dict(), spm_bytes, None, "int8",
+                                              {**meta, "weights": "int8"}))
+        print(f"wrote {args.int8} ({size} bytes)")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,85 @@
+#!/usr/bin/env -S node --no-experimental-fetch
+// tformer's wasm build as a peers row: one variant, one thread count, one beam, in this process.
+//
+//   node --no-experimental-fetch tests/bench/peers/tformer_wasm.mjs --model MODEL.tfm --input FILE
+//        [--variant mt|st] [--threads N] [--beam K] [--max-length N] [--warmup 4] [--json RESULT.json]
+//
+// --variant mt: the threaded module (SIMD + pthreads; --threads 1 or more); st: the single-threaded
+// one (--threads must be 1). Modules come from build-wasm/wasm (or $TFORMER_WASM_DIR).
+// Timed ("seconds"), as `tformer bench` times it: Translator.translate() of the whole file (one line
+// = one segment, splitSentences false), after loading the model and a warm-up on the first 4 lines;
+// SentencePiece encode/decode inside the module are timed, as natively. The result JSON has the
+// common peers fields and the output ids (tokens, score) for the token-for-token checks.
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { loadVariant, wasmDir } from '../../wasm/load_module.mjs';
+
+export function readLines(file) {
+  return readFileSync(file, 'utf8').split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l);
+}
+
+// Runs one configuration in this process; returns the result object (with outputs).
+export async function benchWasm({ model, input, variant = 'mt', threads = 1, beam = 1, maxLength = 0, warmup = 4 }) {
+  if (variant === 'st' && threads !== 1) throw new Error('the st variant runs one thread only');
+  const lines = readLines(input);
+  if (!lines.length) throw new Error(`${input}: no non-empty lines`);
+  const options = { beam, maxLength, nbest: 1, returnScores: true, returnAlignment: false, splitSentences: false };
+
+  let t0 = performance.now();
+  const M = await loadVariant(variant);
+  const moduleMs = performance.now() - t0;
+  t0 = performance.now();
+  const translator = new M.Translator(new Uint8Array(readFileSync(model)), threads);
+  const loadMs = performance.now() - t0;
+  const info = translator.info();
+
+  translator.translate(lines.slice(0, warmup), options);
+  t0 = performance.now();
+  const results = translator.translate(lines, options);
+  const seconds = (performance.now() - t0) / 1000;
+
+  const outputs = [];
+  let targetTokens = 0;
+  for (const r of results)
+    for (const s of r.sentences) {
+      targetTokens += s.tokens.length;
+      outputs.push({ tokens: Array.from(s.tokens), score: s.score });
+    }
+  translator.delete();
+  M.PThread?.terminateAllThreads();  // lets node exit
+  const sentences = outputs.length;
+  return {
+    runner: `tformer-wasm-${variant}`, engine: `tformer wasm ${variant} (${info.backend ?? 'cpu'})`,
+    variant, threads: info.threads ?? threads, beam, max_length: maxLength, lines: lines.length, sentences,
+    target_tokens: targetTokens, seconds, sentences_per_s: sentences / seconds, tokens_per_s: targetTokens / seconds,
+    ms_per_sentence: (1000 * seconds) / sentences, load_ms: loadMs, module_ms: moduleMs,
+    peak_rss_mb: process.resourceUsage().maxRSS / 1024, model_bytes: statSync(model).size,
+    wasm_bytes: statSync(`${wasmDir}/tformer-${variant}.wasm`).size,
+    timed: 'Translator.translate over the whole file in node, incl. SentencePiece encode/decode in wasm',
+    outputs,
+  };
+}
+
+async function main() {
+  const { values: a } = parseArgs({ options: {
+    model: { type: 'string' }, input: { type: 'string' }, variant: { type: 'string', default: 'mt' },
+    threads: { type: 'string', default: '1' }, beam: { type: 'string', default: '1' },
+    'max-length': { type: 'string', default: '0' }, warmup: { type: 'string', default: '4' }, json: { type: 'string' },
+  } });
+  if (!a.model || !a.input) throw new Error('usage: tformer_wasm.mjs --model MODEL.tfm --input FILE [--variant mt|st] [--threads N] ...');
+  const r = await benchWasm({ model: a.model, input: a.input, variant: a.variant, threads: Number(a.threads),
+    beam: Number(a.beam), maxLength: Number(a['max-length']), warmup: Number(a.warmup) });
+  if (a.json) writeFileSync(a.json, JSON.stringify(r));
+  console.error(`${r.engine}: ${r.threads} thread(s), beam ${r.beam}: ${r.sentences} sentences in ${r.seconds.toFixed(3)} s, `
+    + `${r.sentences_per_s.toFixed(1)} sentences/s, ${r.tokens_per_s.toFixed(0)} target tokens/s, peak ${r.peak_rss_mb.toFixed(0)} MB`);
+  process.exit(0);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((e) => {
+    console.error(`tformer_wasm.mjs: ${e.stack || e}`);
+    process.exit(1);
+  });
+}
