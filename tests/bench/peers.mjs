@@ -37,11 +37,6 @@ const PYTHON = '/usr/bin/python3';  // Debian's, with torch (TOOLCHAIN.md)
 const MAX_LENGTH_RATIO = 2;  // tformer's default target length rule: floor(2 x source tokens)
 const wasmDir = () => process.env.TFORMER_WASM_DIR || join(repo, 'build-wasm', 'wasm');
 
-// models/tformer/cli.py defaults OPENBLAS_CORETYPE to SkylakeX, whose AVX-512 kernels die with SIGILL
-// on CPUs without AVX-512 (AMD EPYC here): name a core type such CPUs have.
-if (!process.env.OPENBLAS_CORETYPE && existsSync('/proc/cpuinfo') && !/\bavx512f\b/.test(readFileSync('/proc/cpuinfo', 'utf8')))
-  process.env.OPENBLAS_CORETYPE = 'Haswell';
-
 let rowTimeoutMs = 0;  // --row-timeout: a row that runs longer is reported as such
 
 function run(cmd, args, { quiet = false } = {}) {

@@ -17,9 +17,8 @@ import resource
 import sys
 import time
 
-# As models/tformer/cli.py: Debian's OpenBLAS mis-detects this CPU and runs f32 matmuls ~6x slower.
-os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "models"))
+import tformer  # noqa: E402,F401  (names OpenBLAS's kernels for this CPU before torch loads)
 
 import torch  # noqa: E402
 
