@@ -15,11 +15,14 @@ export class EngineStoppedError extends Error {
 
 export class EngineHost {
   /**
-   * @param {{glueUrl: string, wasmModule: WebAssembly.Module, model: Uint8Array, threads: number, variant: string}} start
+   * @param {{glueUrl: string, wasmModule: WebAssembly.Module, model: Uint8Array, threads: number, variant: string, backend: string}} start
    * @param {'web-worker'|'worker_threads'} kind
    */
-  constructor(start, kind) {
+  constructor(start, kind, { onFallback = null } = {}) {
     this.startMessage = { type: 'start', ...start };
+    // (message) => void: the engine's GPU failed and wasm took over. Engines started after that
+    // (a restart after an abort) start on wasm.
+    this.onFallback = onFallback;
     this.kind = kind;
     this.worker = null;
     this.starting = null;  // {resolve, reject} of the start in progress
@@ -59,6 +62,9 @@ export class EngineHost {
       } else if (message.type === 'ready') {
         this.starting = null;
         starting.resolve(message.info);
+      } else if (message.type === 'fallback') {
+        this.startMessage = { ...this.startMessage, backend: 'wasm', backendReason: `fell back after a GPU failure` };
+        this.onFallback?.(message.message);
       } else if (message.type === 'failed') {
         this.stopWorker(new Error(message.message));
       } else if (message.type === 'result' || message.type === 'error') {

@@ -1,9 +1,13 @@
 // The Worker that runs the engine: a module Worker in browsers, a worker_threads Worker in Node.
 // It owns one Engine and answers the host's messages (engine-host.js) one at a time, after saying
 // {type: 'listening'} (the host sends nothing before, so no message can arrive before the handler):
-//   {type: 'start', glueUrl, wasmModule, model, threads, variant} -> {type: 'ready', info} | {type: 'failed', message}
-//   {type: 'translate', id, texts, options}                        -> {type: 'result', id, results, translateMs} | {type: 'error', id, message}
-// A translation blocks this thread, never the page's. To stop one, the host terminates the Worker.
+//   {type: 'start', glueUrl, wasmModule, model, threads, variant, backend, backendReason, requestedBackend}
+//                                           -> {type: 'ready', info} | {type: 'failed', message}
+//   {type: 'translate', id, texts, options} -> {type: 'result', id, results, translateMs, backend, gpu} | {type: 'error', id, message}
+// and, when the GPU fails and wasm takes over (at most once per engine, before the result of the
+// translation it happened in): {type: 'fallback', message}.
+// A translation occupies this thread, never the page's (on WebGPU it awaits the GPU between
+// steps; the host sends one request at a time). To stop one, the host terminates the Worker.
 import { Engine } from './engine.js';
 
 const port = await connect();
@@ -13,6 +17,7 @@ port.onMessage(async (message) => {
   if (message.type === 'start') {
     try {
       engine = await Engine.create(message);
+      engine.onFallback = (text) => port.post({ type: 'fallback', message: text });
       port.post({ type: 'ready', info: engine.info() });
     } catch (e) {
       port.post({ type: 'failed', message: messageOf(e) });
@@ -20,8 +25,8 @@ port.onMessage(async (message) => {
   } else if (message.type === 'translate') {
     try {
       if (!engine) throw new Error('the engine is not started');
-      const { results, translateMs } = engine.translate(message.texts, message.options);
-      port.post({ type: 'result', id: message.id, results, translateMs }, transferables(results));
+      const { results, translateMs, backend, gpu } = await engine.translate(message.texts, message.options);
+      port.post({ type: 'result', id: message.id, results, translateMs, backend, gpu }, transferables(results));
     } catch (e) {
       port.post({ type: 'error', id: message.id, message: messageOf(e) });
     }
