@@ -84,7 +84,7 @@ export function decideBackend({ requested, node, adapter, config }) {
   const size = `d_model x vocab = ${config.d_model} x ${config.vocab_size} = ${work}`;
   if (requested === 'webgpu') {
     if (!adapter) return { backend: 'wasm', reason: 'webgpu was asked for, but there is no WebGPU adapter', adapter: null };
-    return { backend: 'webgpu', reason: `asked for (${adapterName(summary)})`, adapter: summary };
+    return { backend: 'webgpu', reason: 'asked for', adapter: summary };
   }
   if (node) return { backend: 'wasm', reason: "auto in Node is wasm (ask for 'webgpu' to use npm webgpu)", adapter: summary };
   if (!adapter) return { backend: 'wasm', reason: 'auto: no WebGPU adapter', adapter: null };
