@@ -3,11 +3,11 @@
 // engine in its worker_threads Worker; npm `webgpu` in node, SwiftShader without a GPU):
 //
 //   node tests/webgpu/package_bench.mjs [--model FILE] [--paragraph N] [--batch N] [--max-length N]
-//                                       [--threads N] [--json FILE]
+//                                       [--threads N] [--warmup] [--json FILE]
 //
 // Workloads: one paragraph of N sentences (one input, split by the engine) and a batch of N
-// sentences (an array). Per workload and backend: ms (translateMs of the engine, the second of two
-// runs: the first warms pipelines and scratch), GPU submissions and readbacks per sentence, KiB read
+// sentences (an array). Per workload and backend: ms (translateMs of the engine; with --warmup the
+// second of two runs, the first compiling pipelines and growing scratch), GPU submissions and readbacks per sentence, KiB read
 // back per sentence, and whether the output differs from wasm's. Default model: the larger random
 // model of the tests (build/webgpu-models/tiny-random.tfm, d 256, 16k vocabulary) if present, else
 // the marian fixture. Kept small on purpose: SwiftShader is a CPU rasteriser, its times say
@@ -27,6 +27,7 @@ const { values: args } = parseArgs({
     batch: { type: 'string', default: '8' },
     'max-length': { type: 'string', default: '12' },
     threads: { type: 'string', default: '1' },
+    warmup: { type: 'boolean', default: false },
     json: { type: 'string' },
   },
 });
@@ -59,7 +60,7 @@ for (const w of workloads) {
   const out = {};
   for (const backend of ['wasm', 'webgpu']) {
     const t = translators[backend];
-    await t.translate(w.input, { maxLength });  // warm-up
+    if (args.warmup) await t.translate(w.input, { maxLength });
     const r = await t.translate(w.input, { maxLength });
     const results = Array.isArray(r) ? r : [r];
     const count = results.reduce((n, x) => n + x.sentences.length, 0);
