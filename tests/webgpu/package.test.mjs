@@ -5,6 +5,8 @@
 //   texts), and on the larger random model when it exists; GPU round trips per request;
 // - a device lost mid-translation: the translation completes with the wasm result, a warning in
 //   info.warnings, onFallback called once, later requests on wasm;
+// - aborting or disposing during a WebGPU translation (the engine stops between steps: node aborts
+//   when a Worker is terminated inside a Dawn call);
 // - 'auto' in node stays on wasm although an adapter exists;
 // - the memory held both ways (diagnostics).
 // Skipped, with the reason, without web/dist, npm webgpu or an adapter.
@@ -105,6 +107,25 @@ test('a device lost mid-translation: the wasm result, a warning, onFallback once
   assert.deepEqual(tokensOf(again), tokensOf(await wasm.translate(texts)));
   assert.equal(fallbacks.length, 1);
   t.diagnostic(fallbacks[0].message);
+});
+
+test('aborting a running WebGPU translation, and disposing during one, leave the process alive and the engine right', { skip }, async () => {
+  // Terminating a Worker inside a Dawn call would abort node: the engine stops between steps instead.
+  const bytes = modelBytes(fixtureFile('marian', 'model.tfm'));
+  const texts = lines(fixtureFile('marian', 'input.txt'));
+  const gpu = await create({ model: bytes, backend: 'webgpu' });
+  const controller = new AbortController();
+  const long = gpu.translate(Array(8).fill(texts.join(' ')), { beam: 4, signal: controller.signal });
+  setTimeout(() => controller.abort(), 300);
+  await assert.rejects(long, { name: 'AbortError' });
+  const wasm = await create({ model: bytes, backend: 'wasm' });
+  const after = await gpu.translate(texts);
+  assert.equal(after[0].timings.backend, 'webgpu', 'the same engine goes on, on the GPU');
+  assert.deepEqual(tokensOf(after), tokensOf(await wasm.translate(texts)));
+  const running = gpu.translate(Array(8).fill(texts.join(' ')), { beam: 4 });
+  setTimeout(() => gpu.dispose(), 300);
+  await assert.rejects(running, /disposed/);
+  assert.equal((await wasm.translate(texts[0])).text, after[0].text, 'node is alive');
 });
 
 test("'auto' in node stays on wasm, adapter or not; 'wasm' never looks for one", { skip }, async () => {

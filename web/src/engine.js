@@ -149,9 +149,10 @@ export class Engine {
 
   /**
    * @returns {Promise<{results: object[], translateMs: number, backend: 'wasm'|'webgpu', gpu: object|null}>}
-   *   backend: what finished the translation; gpu: the GPU's counters for it (null on wasm)
+   *   backend: what finished the translation; gpu: the GPU's counters for it (null on wasm).
+   *   signal: stops a translation on WebGPU before its next step (on wasm it runs to the end)
    */
-  async translate(texts, options) {
+  async translate(texts, options, signal = undefined) {
     const t0 = performance.now();
     if (this.backend && !this.backend.usable) this.dropGpu();  // lost while idle
     let raw;
@@ -159,7 +160,7 @@ export class Engine {
     const backend = this.backend;
     if (backend?.usable) {
       backend.resetCounters();
-      raw = await runSession(this.translator.begin(texts, options), backend);
+      raw = await runSession(this.translator.begin(texts, options), backend, { signal });
       const c = backend.counters;
       gpu = { submissions: c.submissions, readbacks: c.readbacks, readBytes: c.readBytes, encodes: c.encodes, projections: c.projections };
       if (!backend.usable) this.dropGpu();
