@@ -42,29 +42,41 @@ for (const variant of ['threaded', 'single']) {
   });
 }
 
-test('info says what runs; webgpu falls back to wasm with a warning', async () => {
-  const t = await create({ model: fixtureBytes('marian'), backend: 'webgpu', threads: 2 });
+test('info says what runs; auto in Node is wasm', async () => {
+  // backend 'webgpu' in Node (npm webgpu): tests/webgpu/package.test.mjs
+  const t = await create({ model: fixtureBytes('marian'), backend: 'wasm', threads: 2 });
   const info = t.info;
   assert.equal(info.variant, 'threaded', 'node always has SharedArrayBuffer');
   assert.equal(info.backend, 'wasm');
-  assert.equal(info.requestedBackend, 'webgpu');
+  assert.equal(info.requestedBackend, 'wasm');
+  assert.equal(info.backendReason, 'asked for');
+  assert.equal(info.adapter, null);
+  assert.equal(info.gpu, null);
   assert.equal(info.engine, 'xnnpack');
   assert.equal(info.worker, 'worker_threads');
-  assert.match(info.warnings.join('\n'), /backend 'webgpu' was asked for, using 'wasm' instead/);
+  assert.deepEqual(info.warnings, []);
   assert.equal(info.model.name, 'fixture-marian');
   assert.equal(info.model.config.d_model, 32);
   assert.equal(info.model.source, 'memory');
   assert.equal(info.load.bytes, fixtureBytes('marian').byteLength);
+  assert.equal(info.load.gpuMs, null);
   assert.ok(info.load.totalMs > 0);
+  assert.ok(info.memory.wasmBytes > info.load.bytes);
+  assert.equal(info.memory.gpuWeightBytes, 0);
+  assert.equal(info.memory.keptModelBytes, info.load.bytes);
+  const r = await t.translate('Die Katze schläft.');
+  assert.equal(r.timings.backend, 'wasm');
+  assert.equal(r.timings.gpu, null);
   const auto = await create({ model: fixtureBytes('marian') });
   assert.equal(auto.info.backend, 'wasm');
+  assert.match(auto.info.backendReason, /auto in Node is wasm/);
   assert.deepEqual(auto.info.warnings, []);
 });
 
 test('chooseEngine: variant, threads and backend from the environment', () => {
   const env = { crossOriginIsolated: false, sharedArrayBuffer: true, hardwareConcurrency: 8, webgpu: true };
   let c = pkg.chooseEngine({ threads: 4 }, env);
-  assert.deepEqual([c.variant, c.threads, c.backend], ['single', 1, 'wasm']);
+  assert.deepEqual([c.variant, c.threads, c.backend], ['single', 1, 'webgpu']);
   assert.match(c.warnings[0], /4 threads were asked for, but the single-threaded build runs on one \(this page is not cross-origin isolated\)/);
   c = pkg.chooseEngine({ variant: 'threaded' }, env);
   assert.equal(c.variant, 'single');
@@ -75,10 +87,11 @@ test('chooseEngine: variant, threads and backend from the environment', () => {
   assert.equal(c.threads, 3);
   assert.match(c.warnings[0], /9 threads were asked for; the pool of this machine allows 3/);
   c = pkg.chooseEngine({ backend: 'webgpu' }, env);
-  assert.equal(c.backend, 'wasm');
-  assert.match(c.warnings[0], /not integrated/);
+  assert.deepEqual([c.backend, c.warnings], ['webgpu', []]);
   c = pkg.chooseEngine({ backend: 'webgpu' }, { ...env, webgpu: false });
+  assert.equal(c.backend, 'wasm');
   assert.match(c.warnings[0], /WebGPU is not available in this environment/);
+  // the rule of 'auto' with fake adapters: tests/web/select.test.mjs
 });
 
 test('result shape: tokens, score, timings, alignment ready to draw', async () => {
@@ -136,6 +149,7 @@ test('bad input: clear errors, and the translator keeps working', async () => {
   await assert.rejects(Translator.create({ model: bytes, threads: 0 }), { name: 'RangeError', message: /between 1 and 9 \(got 0\)/ });
   await assert.rejects(Translator.create({ model: bytes, backend: 'gpu' }), /option 'backend' must be one of 'auto', 'wasm', 'webgpu'/);
   await assert.rejects(Translator.create({ model: bytes, modle: 1 }), /unknown option 'modle'/);
+  await assert.rejects(Translator.create({ model: bytes, onFallback: 'warn' }), { name: 'TypeError', message: /option 'onFallback' must be a function/ });
   await assert.rejects(Translator.create({ model: bytes, sha256: 'abc' }), /64 hexadecimal digits/);
   await assert.rejects(Translator.create({ model: '/no/such/model.tfm' }), { name: 'ModelLoadError', message: /could not read the model file \/no\/such\/model\.tfm: ENOENT/ });
   await assert.rejects(Translator.create({ model: bytes, sha256: '0'.repeat(64) }), /sha256 mismatch, expected 0{64}, got [0-9a-f]{64}/);

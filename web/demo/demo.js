@@ -5,7 +5,7 @@ import { drawHeatmap } from './heatmap.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
-  direction: $('direction'), swap: $('swap'), beam: $('beam'), source: $('source'), output: $('output'),
+  direction: $('direction'), swap: $('swap'), beam: $('beam'), backend: $('backend'), compute: $('compute'), source: $('source'), output: $('output'),
   timing: $('timing'), loading: $('loading'), progress: $('progress'), progressText: $('progress-text'),
   error: $('error'), engine: $('engine'), warnings: $('warnings'), heatmap: $('heatmap'),
   testNote: $('test-model-note'), sourceLabel: $('source-label'), targetLabel: $('target-label'),
@@ -56,6 +56,22 @@ function onProgress(event) {
   }
 }
 
+// The Compute switch: auto / wasm / webgpu, also ?backend= in the URL.
+const BACKENDS = ['auto', 'wasm', 'webgpu'];
+function wantedBackend() {
+  return BACKENDS.includes(ui.backend.value) ? ui.backend.value : 'auto';
+}
+
+// Which backend computes, and why (info.backend, backendReason, adapter); updated after a fallback.
+function describeCompute(info) {
+  const label = info.backend === 'webgpu' ? 'WebGPU' : 'wasm (CPU)';
+  ui.compute.textContent = `compute: ${label}` + (info.requestedBackend !== info.backend ? ` (asked: ${info.requestedBackend})` : '') +
+    ` — ${info.backendReason}` + (info.adapter ? ` | adapter: ${info.adapter}` : '');
+  ui.compute.dataset.backend = info.backend;
+  ui.warnings.textContent = info.warnings.join(' ');
+  ui.warnings.hidden = info.warnings.length === 0;
+}
+
 function describeEngine(info) {
   const build = info.variant === 'threaded' ? 'threaded build (SIMD + threads)' : 'single-threaded build (SIMD)';
   const source = info.load.fromCache ? 'from cache' : 'downloaded';
@@ -64,8 +80,7 @@ function describeEngine(info) {
     (info.crossOriginIsolated ? '' : ' | page not cross-origin isolated');
   ui.engine.dataset.variant = info.variant;
   ui.engine.dataset.threads = String(info.threads);
-  ui.warnings.textContent = info.warnings.join(' ');
-  ui.warnings.hidden = info.warnings.length === 0;
+  describeCompute(info);
 }
 
 async function selectModel(entry) {
@@ -86,9 +101,20 @@ async function selectModel(entry) {
   ui.progressText.textContent = 'opening the model...';
   const url = new URL(location.href);
   url.searchParams.set('model', entry.id);
+  if (wantedBackend() === 'auto') url.searchParams.delete('backend');
+  else url.searchParams.set('backend', wantedBackend());
   history.replaceState(null, '', url);
   try {
-    const t = await Translator.create({ model: entry, onProgress: (e) => token === loadToken && onProgress(e) });
+    const t = await Translator.create({
+      model: entry,
+      backend: wantedBackend(),
+      onProgress: (e) => token === loadToken && onProgress(e),
+      onFallback: () => {
+        if (translator !== t) return;
+        window.translatorInfo = t.info;
+        describeCompute(t.info);
+      },
+    });
     if (token !== loadToken) {
       t.dispose();
       return;
@@ -128,8 +154,9 @@ async function translateNow() {
     const t = result.timings;
     ui.timing.textContent = result.tokens.length
       ? `${t.translateMs.toFixed(1)} ms, ${t.targetTokens} token${t.targetTokens === 1 ? '' : 's'}, ${Math.round(t.tokensPerSecond)} tokens/s` +
-        (result.sentences.length > 1 ? `, ${result.sentences.length} sentences` : '')
+        (result.sentences.length > 1 ? `, ${result.sentences.length} sentences` : '') + ` on ${t.backend === 'webgpu' ? 'WebGPU' : 'wasm'}`
       : '';
+    ui.output.dataset.backend = t.backend;
     drawHeatmap(ui.heatmap, result.alignment);
     setState('done');
   } catch (e) {
@@ -168,6 +195,7 @@ async function main() {
     const text = `${language(m.from)} \u2192 ${language(m.to)}${m.test ? ` \u2014 ${m.label}` : ` (${m.id})`}`;
     return new Option(text, m.id);
   }));
+  if (BACKENDS.includes(params.get('backend'))) ui.backend.value = params.get('backend');
   const wanted = registry.models.find((m) => m.id === params.get('model')) ?? registry.models[0];
   ui.direction.value = wanted.id;
   ui.direction.disabled = false;
@@ -190,6 +218,7 @@ async function main() {
     debounce = setTimeout(translateNow, DEBOUNCE_MS);
   });
   ui.beam.addEventListener('change', translateNow);
+  ui.backend.addEventListener('change', () => selectModel(current()));
   await selectModel(wanted);
 }
 

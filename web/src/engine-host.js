@@ -15,11 +15,14 @@ export class EngineStoppedError extends Error {
 
 export class EngineHost {
   /**
-   * @param {{glueUrl: string, wasmModule: WebAssembly.Module, model: Uint8Array, threads: number, variant: string}} start
+   * @param {{glueUrl: string, wasmModule: WebAssembly.Module, model: Uint8Array, threads: number, variant: string, backend: string}} start
    * @param {'web-worker'|'worker_threads'} kind
    */
-  constructor(start, kind) {
+  constructor(start, kind, { onFallback = null } = {}) {
     this.startMessage = { type: 'start', ...start };
+    // (message) => void: the engine's GPU failed and wasm took over. Engines started after that
+    // (a restart after an abort) start on wasm.
+    this.onFallback = onFallback;
     this.kind = kind;
     this.worker = null;
     this.starting = null;  // {resolve, reject} of the start in progress
@@ -27,6 +30,17 @@ export class EngineHost {
     this.pending = null;   // {id, resolve, reject} of the translation in flight
     this.nextId = 1;
     this.restarts = 0;
+    this.engineBackend = null;  // 'wasm' | 'webgpu' of the running engine
+  }
+
+  // Node: terminating a worker_threads Worker in the middle of a call into npm webgpu (Dawn)
+  // aborts the whole process (napi_throw from a terminating thread; seen with webgpu 0.6.2). A
+  // Worker whose engine is on WebGPU is therefore stopped cooperatively: its translation stops
+  // before the next step (runSession's signal: the Worker is free between GPU steps), and on
+  // dispose the Worker frees the GPU and says 'stopped' before it is terminated. Browsers
+  // terminate Workers safely at any time.
+  get cooperative() {
+    return this.kind === 'worker_threads' && this.engineBackend === 'webgpu';
   }
 
   /** Starts a Worker and the engine in it; resolves with the engine's info. */
@@ -53,12 +67,21 @@ export class EngineHost {
     }
     this.worker = worker;
     worker.listen((message) => {
+      if (message.type === 'stopped') {  // a cooperative stop is complete
+        worker.terminate();
+        return;
+      }
       if (this.worker !== worker) return;
       if (message.type === 'listening') {
         worker.post(this.startMessage);
       } else if (message.type === 'ready') {
         this.starting = null;
+        this.engineBackend = message.info.backend;
         starting.resolve(message.info);
+      } else if (message.type === 'fallback') {
+        this.startMessage = { ...this.startMessage, backend: 'wasm', backendReason: `fell back after a GPU failure` };
+        this.engineBackend = 'wasm';
+        this.onFallback?.(message.message);
       } else if (message.type === 'failed') {
         this.stopWorker(new Error(message.message));
       } else if (message.type === 'result' || message.type === 'error') {
@@ -100,6 +123,14 @@ export class EngineHost {
 
   /** Stops the running translation (rejecting it with `reason`) and starts a fresh engine. */
   interrupt(reason) {
+    if (this.cooperative && this.worker) {
+      // The engine stays; the translation stops before its next GPU step (see `cooperative`).
+      const pending = this.pending;
+      this.pending = null;
+      pending?.reject(reason);
+      if (pending) this.worker.post({ type: 'cancel', id: pending.id });
+      return;
+    }
     this.pending?.reject(reason);
     this.pending = null;
     this.stopWorker(reason);
@@ -119,7 +150,14 @@ export class EngineHost {
   dispose(reason) {
     this.pending?.reject(reason);
     this.pending = null;
-    this.stopWorker(reason);
+    if (this.cooperative && this.worker) {
+      const worker = this.worker;
+      this.worker = null;
+      this.starting = null;
+      worker.post({ type: 'stop' });  // answered by 'stopped', then terminated (listen above)
+    } else {
+      this.stopWorker(reason);
+    }
     this.ready = Promise.reject(reason);
     this.ready.catch(() => {});
   }

@@ -1,15 +1,25 @@
-// The engine: one instance of a wasm build and the Embind Translator made from one model. It runs
-// where the computing happens (the package's Worker); everything here is synchronous once created.
+// The engine: one instance of a wasm build and the Embind Translator made from one model, and,
+// where the GPU is used, a WebGpuBackend answering the engine's step-wise TranslationSession
+// (src/webgpu/, BRIDGE.md). It runs where the computing happens (the package's Worker).
 // Results leave in the package's shape (types/index.d.ts: Translation).
+//
+// A GPU failure during a translation (device lost, out of memory, a refused submission) disables
+// the backend; runSession answers the pending request and every later one on wasm with the same
+// Translator, which keeps its own weights: no rebuild, no second copy of the model, and the
+// translation completes. `onFallback` (set by the Worker) reports it once.
+import { decideBackend, adapterName } from './select.js';
+import { isNode } from './environment.js';
+import { WebGpuBackend } from './webgpu/backend.js';
+import { runSession } from './webgpu/run_session.js';
 
 export class Engine {
   /**
-   * @param {{glueUrl: string, wasmModule: WebAssembly.Module, model: Uint8Array, threads: number, variant: string, backend: string}} init
+   * @param {{glueUrl: string, wasmModule: WebAssembly.Module, model: Uint8Array, threads: number, variant: string,
+   *          backend: 'wasm'|'webgpu', backendReason?: string, requestedBackend?: string}} init
+   *   backend 'webgpu': a GPU may be used, decided here (select.js: decideBackend)
    */
-  static async create({ glueUrl, wasmModule, model, threads, variant, backend }) {
-    // select.js resolves the backend; 'wasm' is the only one this engine has so far. A WebGPU
-    // engine (issue 8) starts here, on the same Worker and messages.
-    if (backend !== 'wasm') throw new Error(`Engine: backend '${backend}' is not implemented`);
+  static async create({ glueUrl, wasmModule, model, threads, variant, backend, backendReason = null, requestedBackend = backend }) {
+    if (backend !== 'wasm' && backend !== 'webgpu') throw new Error(`Engine: unknown backend '${backend}'`);
     const t0 = performance.now();
     const { default: createModule } = await import(/* webpackIgnore: true */ /* @vite-ignore */ glueUrl);
     let instantiationFailed;
@@ -33,7 +43,17 @@ export class Engine {
       throw e;
     }
     const t2 = performance.now();
-    return new Engine(module, translator, variant, { instantiateMs: t1 - t0, modelMs: t2 - t1 });
+    const engine = new Engine(module, translator, variant, { instantiateMs: t1 - t0, modelMs: t2 - t1 });
+    engine.backendReason = backendReason ?? 'asked for';
+    if (backend === 'webgpu') {
+      try {
+        await engine.startGpu(requestedBackend === 'webgpu' ? 'webgpu' : 'auto');
+      } catch (e) {
+        engine.useWasm(`the WebGPU backend could not start: ${messageOf(e)}`, requestedBackend === 'webgpu');
+      }
+      engine.startTimings.gpuMs = performance.now() - t2;
+    }
+    return engine;
   }
 
   constructor(module, translator, variant, timings) {
@@ -41,6 +61,61 @@ export class Engine {
     this.translator = translator;
     this.variant = variant;
     this.startTimings = timings;
+    this.backend = null;        // a WebGpuBackend while the GPU is used
+    this.backendName = 'wasm';
+    this.backendReason = 'asked for';
+    this.adapter = null;        // describeAdapter() summary of the adapter looked at, if any
+    this.gpu = null;            // the GPU object (kept referenced: npm webgpu frees Dawn with it)
+    this.gpuInfo = null;        // { uploadedBytes, f16Weights } of the upload
+    this.warnings = [];
+    this.onFallback = null;     // (message) => void, set by the Worker
+  }
+
+  // Looks for an adapter, applies the rule (decideBackend) and uploads the weights.
+  async startGpu(requested) {
+    const node = isNode();
+    const { gpu, reason } = await openGpu(node);
+    this.gpu = gpu;
+    let adapter = null;
+    if (gpu) {
+      try {
+        adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+      } catch { /* none */ }
+    }
+    const config = this.translator.info().config;
+    const decision = decideBackend({ requested, node, adapter, config });
+    this.adapter = decision.adapter;
+    if (decision.backend === 'wasm') {
+      return this.useWasm(gpu || requested !== 'webgpu' ? decision.reason : `${decision.reason} (${reason})`, requested === 'webgpu');
+    }
+    // The adapter already looked at is the one used (an adapter gives one device).
+    const backend = await WebGpuBackend.create(this.translator, {
+      gpu: { requestAdapter: async () => adapter },
+      onFallback: (error) => this.fellBack(error),
+    });
+    if (!backend) return this.useWasm(`WebGPU refused: ${WebGpuBackend.lastRefusal}`, requested === 'webgpu');
+    injectFault(backend);
+    this.backend = backend;
+    this.backendName = 'webgpu';
+    this.backendReason = decision.reason;
+    this.gpuInfo = { uploadedBytes: backend.runtime.counters.uploadedBytes, f16Weights: backend.runtime.useF16Weights };
+  }
+
+  useWasm(reason, warn) {
+    this.backendName = 'wasm';
+    this.backendReason = reason;
+    if (warn) this.warnings.push(`backend 'webgpu' was asked for, using 'wasm' instead: ${reason}`);
+  }
+
+  // The backend disabled itself after a GPU failure: wasm from now on.
+  fellBack(error) {
+    const message = `WebGPU failed, translating on wasm from now on: ${messageOf(error)}`;
+    this.backendName = 'wasm';
+    this.backendReason = `fell back after a GPU failure: ${messageOf(error)}`;
+    this.warnings.push(message);
+    try {
+      this.onFallback?.(message);
+    } catch { /* reporting must not break a translation */ }
   }
 
   info() {
@@ -49,6 +124,16 @@ export class Engine {
       variant: this.variant,
       threads: i.threads,
       engine: i.backend,
+      backend: this.backendName,
+      backendReason: this.backendReason,
+      adapter: adapterName(this.adapter),
+      gpu: this.gpuInfo,
+      warnings: [...this.warnings],
+      memory: {
+        // wasm memory (model file, packed weights, caches); GPU memory of the uploaded weights
+        wasmBytes: this.module.HEAPU8?.buffer.byteLength ?? null,
+        gpuWeightBytes: this.gpuInfo?.uploadedBytes ?? 0,
+      },
       model: {
         name: i.metadata?.name ?? null,
         sourceLanguage: i.metadata?.source_language ?? null,
@@ -62,18 +147,84 @@ export class Engine {
     };
   }
 
-  /** @returns {{results: object[], translateMs: number}} */
-  translate(texts, options) {
+  /**
+   * @returns {Promise<{results: object[], translateMs: number, backend: 'wasm'|'webgpu', gpu: object|null}>}
+   *   backend: what finished the translation; gpu: the GPU's counters for it (null on wasm).
+   *   signal: stops a translation on WebGPU before its next step (on wasm it runs to the end)
+   */
+  async translate(texts, options, signal = undefined) {
     const t0 = performance.now();
-    const raw = this.translator.translate(texts, options);
+    if (this.backend && !this.backend.usable) this.dropGpu();  // lost while idle
+    let raw;
+    let gpu = null;
+    const backend = this.backend;
+    if (backend?.usable) {
+      backend.resetCounters();
+      raw = await runSession(this.translator.begin(texts, options), backend, { signal });
+      const c = backend.counters;
+      gpu = { submissions: c.submissions, readbacks: c.readbacks, readBytes: c.readBytes, encodes: c.encodes, projections: c.projections };
+      if (!backend.usable) this.dropGpu();
+    } else {
+      raw = this.translator.translate(texts, options);
+    }
     const translateMs = performance.now() - t0;
-    return { results: raw.map((r) => shapeTranslation(r, options.returnAlignment)), translateMs };
+    return {
+      results: raw.map((r) => shapeTranslation(r, options.returnAlignment)),
+      translateMs,
+      backend: this.backend ? 'webgpu' : 'wasm',
+      gpu,
+    };
+  }
+
+  dropGpu() {
+    this.backend?.destroy();
+    this.backend = null;
+    this.gpuInfo = null;
   }
 
   dispose() {
+    this.dropGpu();
     if (this.translator && !this.translator.isDeleted()) this.translator.delete();
     this.module.PThread?.terminateAllThreads();
     this.translator = null;
+  }
+}
+
+function messageOf(e) {
+  return e instanceof Error ? e.message : String(e);
+}
+
+// The GPU object: navigator.gpu (browsers, also in Workers), or in Node the optional npm package
+// `webgpu` (Dawn; without a GPU it needs VK_ICD_FILENAMES pointing at a Vulkan ICD such as
+// Chromium's SwiftShader). Resolves to { gpu } or { gpu: null, reason }.
+async function openGpu(node) {
+  if (!node) {
+    const gpu = globalThis.navigator?.gpu;
+    return gpu ? { gpu } : { gpu: null, reason: 'no navigator.gpu in the Worker' };
+  }
+  try {
+    const webgpu = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'webgpu');
+    Object.assign(globalThis, webgpu.globals);
+    return { gpu: webgpu.create([]) };
+  } catch (e) {
+    return { gpu: null, reason: `in Node, WebGPU needs the npm package 'webgpu': ${messageOf(e).split('\n')[0]}` };
+  }
+}
+
+// Tests only (Node): TFORMER_WEBGPU_FAULT=lose-device:N destroys the GPU device during the N-th
+// projection of the engine's life, as a real device loss would (the pending readback fails).
+function injectFault(backend) {
+  const spec = isNode() ? globalThis.process.env.TFORMER_WEBGPU_FAULT : undefined;
+  const match = /^lose-device:(\d+)$/.exec(spec ?? '');
+  if (!match) return;
+  let calls = 0;
+  for (const name of ['project', 'projectCandidates']) {
+    const method = backend[name].bind(backend);
+    backend[name] = (...args) => {
+      const answer = method(...args);
+      if (++calls === Number(match[1])) backend.runtime.device.destroy();
+      return answer;
+    };
   }
 }
 

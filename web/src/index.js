@@ -4,4 +4,4 @@ export { Translator } from './translator.js';
 export { loadRegistry, parseRegistry, findModels } from './registry.js';
 export { ModelLoadError, sha256Hex, DEFAULT_CACHE_NAME } from './model-loader.js';
 export { EngineStoppedError } from './engine-host.js';
-export { chooseEngine } from './select.js';
+export { chooseEngine, decideBackend, describeAdapter, AUTO_MIN_PROJECTION } from './select.js';

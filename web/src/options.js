@@ -3,7 +3,7 @@
 // option is a TypeError or RangeError naming it, raised before anything is queued.
 import { BACKENDS, VARIANTS, MAX_THREADS } from './select.js';
 
-const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant', 'onProgress', 'cache', 'signal', 'wasmBase'];
+const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant', 'onProgress', 'onFallback', 'cache', 'signal', 'wasmBase'];
 const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'signal'];
 
 function checkKeys(what, options, known) {
@@ -65,6 +65,9 @@ export function checkCreateOptions(options) {
   if (o.variant !== undefined) oneOf(what, 'variant', o.variant, ['auto', ...Object.keys(VARIANTS)]);
   if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
     throw new TypeError(`${what}: option 'onProgress' must be a function (got ${describe(o.onProgress)})`);
+  }
+  if (o.onFallback !== undefined && typeof o.onFallback !== 'function') {
+    throw new TypeError(`${what}: option 'onFallback' must be a function (got ${describe(o.onFallback)})`);
   }
   if (o.sha256 !== undefined && (typeof o.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(o.sha256))) {
     throw new TypeError(`${what}: option 'sha256' must be 64 hexadecimal digits (got ${describe(o.sha256)})`);

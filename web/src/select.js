@@ -1,24 +1,101 @@
 // The one place where the engine is chosen: which wasm build (variant), how many threads, and
-// which compute backend. Everything else asks `chooseEngine` and reports what it returned.
+// which compute backend. Everything else asks `chooseEngine` / `decideBackend` and reports what
+// they returned.
 //
-// A backend is an entry of BACKENDS: `available(env)` says whether it can run here (a string is
-// the reason it cannot). WebGPU is listed but not integrated yet: asking for it falls back to
-// wasm with a warning that `Translator.info.warnings` shows. Plugging a WebGPU engine in means
-// making its `available` true and giving `engine.js` the code path; no caller changes.
+// Backends. 'wasm': the C++ engine in WebAssembly does everything. 'webgpu': the same engine
+// drives a step-wise TranslationSession whose encoder and output projection run as WGSL on
+// WebGPU (src/webgpu/, BRIDGE.md); decoder layers and search stay in wasm.
+//
+// The choice is made in two steps, because what it depends on is known at two places:
+// 1. `chooseEngine(options, env)` on the page (or Node's main thread), synchronously, from the
+//    environment: whether a GPU path may be tried at all (`backend: 'webgpu'`) or wasm is
+//    certain (`backend: 'wasm'`).
+// 2. `decideBackend(...)` in the engine's Worker (which owns the GPU device), once the adapter
+//    and the model's shape are known.
+//
+// The rule for 'auto' (step 2):
+// - Node: always wasm (a GPU in Node needs the optional npm package `webgpu`, and servers are
+//   better served by native builds); ask for 'webgpu' explicitly to use it.
+// - Browsers: WebGPU only when there is an adapter that is real hardware: never a fallback
+//   adapter (`adapter.info.isFallbackAdapter`, or the older `adapter.isFallbackAdapter`) nor a
+//   software rasteriser recognised by name (SwiftShader, llvmpipe/lavapipe, Microsoft Basic
+//   Render Driver): those run WGSL on the CPU, slower than wasm's XNNPACK kernels;
+// - and only with a model large enough to gain: d_model x vocab_size >= AUTO_MIN_PROJECTION
+//   (2^23, e.g. d 512 with a 16k vocabulary, or d 256 with 32k). That product is the work of
+//   the output projection per decoded row, the part of a step the GPU takes over; below it a step's
+//   projection costs wasm about as much as the GPU round trip (submission + mapAsync readback)
+//   that replaces it. Figures in web/README.md ("Choosing the backend").
+// - Otherwise wasm; `info.backendReason` says which condition decided.
+// An explicit 'webgpu' uses any adapter, SwiftShader included (that is how the tests run it),
+// and any model size; without an adapter or device it runs on wasm with a warning.
 
 export const BACKENDS = {
   wasm: {
     available: () => true,
   },
   webgpu: {
-    available: (env) => (env.webgpu ? 'the WebGPU backend is not integrated in this version of tformer-wasm'
-      : 'WebGPU is not available in this environment'),
+    // Node: the engine's Worker imports the optional npm package `webgpu` (Dawn) itself.
+    available: (env) => (env.webgpu || env.node ? true : 'WebGPU is not available in this environment'),
   },
 };
 
-// Order in which 'auto' tries backends. WebGPU goes first once it is integrated (issue 8 adds
-// a model-size rule to 'auto').
-const AUTO_ORDER = ['wasm'];
+/** d_model x vocab_size from which 'auto' uses a hardware GPU (see above). */
+export const AUTO_MIN_PROJECTION = 2 ** 23;
+
+// Software adapters, by the names they report (vendor, architecture, device, description).
+const SOFTWARE_ADAPTER = /swiftshader|llvmpipe|lavapipe|softpipe|software|microsoft basic render/i;
+
+/**
+ * What an adapter says about itself, read defensively (GPUAdapterInfo fields differ between
+ * browsers and versions; tests pass plain objects).
+ * @returns {{vendor: string, architecture: string, device: string, description: string, fallback: boolean, software: boolean}}
+ */
+export function describeAdapter(adapter) {
+  const info = adapter?.info ?? {};
+  const field = (name) => (typeof info[name] === 'string' ? info[name] : '');
+  const summary = {
+    vendor: field('vendor'),
+    architecture: field('architecture'),
+    device: field('device'),
+    description: field('description'),
+    fallback: info.isFallbackAdapter === true || adapter?.isFallbackAdapter === true,
+  };
+  summary.software = summary.fallback ||
+    SOFTWARE_ADAPTER.test([summary.vendor, summary.architecture, summary.device, summary.description].join(' '));
+  return summary;
+}
+
+/** One line naming an adapter, for info.adapter and messages. */
+export function adapterName(summary) {
+  if (!summary) return null;
+  const parts = [summary.vendor, summary.architecture, summary.device, summary.description].filter(Boolean);
+  return [...new Set(parts)].join(' ') + (summary.fallback ? ' (fallback adapter)' : '') || 'unnamed adapter';
+}
+
+/**
+ * Step 2 of the choice, in the engine: wasm or WebGPU for this adapter and model.
+ * @param {{requested: 'auto'|'webgpu', node: boolean, adapter: object|null, config: {d_model: number, vocab_size: number}}} input
+ *   adapter: a GPUAdapter (or a fake with the same `info`), null when there is none
+ * @returns {{backend: 'wasm'|'webgpu', reason: string, adapter: object|null}} adapter: describeAdapter's summary
+ */
+export function decideBackend({ requested, node, adapter, config }) {
+  const summary = adapter ? describeAdapter(adapter) : null;
+  const work = config.d_model * config.vocab_size;
+  const size = `d_model x vocab = ${config.d_model} x ${config.vocab_size} = ${work}`;
+  if (requested === 'webgpu') {
+    if (!adapter) return { backend: 'wasm', reason: 'webgpu was asked for, but there is no WebGPU adapter', adapter: null };
+    return { backend: 'webgpu', reason: 'asked for', adapter: summary };
+  }
+  if (node) return { backend: 'wasm', reason: "auto in Node is wasm (ask for 'webgpu' to use npm webgpu)", adapter: summary };
+  if (!adapter) return { backend: 'wasm', reason: 'auto: no WebGPU adapter', adapter: null };
+  if (summary.software) {
+    return { backend: 'wasm', reason: `auto: the WebGPU adapter is a software one (${adapterName(summary)}), slower than wasm`, adapter: summary };
+  }
+  if (work < AUTO_MIN_PROJECTION) {
+    return { backend: 'wasm', reason: `auto: the model is too small to gain from the GPU (${size} < 2^23)`, adapter: summary };
+  }
+  return { backend: 'webgpu', reason: `auto: hardware adapter and a large model (${size} >= 2^23)`, adapter: summary };
+}
 
 export const VARIANTS = {
   threaded: { file: 'tformer-mt', description: 'SIMD + threads (needs SharedArrayBuffer)' },
@@ -32,19 +109,28 @@ export const MAX_THREADS = 9;
 /**
  * @param {{threads?: number, backend?: string, variant?: string}} options as given to Translator.create
  * @param {ReturnType<import('./environment.js').detectEnvironment>} env
- * @returns {{variant: 'threaded'|'single', threads: number, backend: 'wasm', requestedBackend: string, warnings: string[]}}
+ * @returns {{variant: 'threaded'|'single', threads: number, backend: 'wasm'|'webgpu', requestedBackend: string, warnings: string[]}}
+ *   backend 'webgpu': a GPU may be used (the engine decides with decideBackend); 'wasm': certain
  */
 export function chooseEngine(options, env) {
   const warnings = [];
   const requestedBackend = options.backend ?? 'auto';
-  let backend = null;
-  if (requestedBackend === 'auto') {
-    backend = AUTO_ORDER.find((name) => BACKENDS[name].available(env) === true);
+  // 'webgpu' here means: the engine may use the GPU, decideBackend() settles it in the Worker.
+  let backend;
+  let backendReason = null;  // set when wasm is already certain
+  if (requestedBackend === 'wasm') {
+    backend = 'wasm';
+    backendReason = 'asked for';
+  } else if (requestedBackend === 'auto') {
+    backend = env.node || !env.webgpu ? 'wasm' : 'webgpu';
+    if (env.node) backendReason = "auto in Node is wasm (ask for 'webgpu' to use npm webgpu)";
+    else if (!env.webgpu) backendReason = 'auto: no WebGPU in this browser';
   } else {
     const verdict = BACKENDS[requestedBackend].available(env);
     if (verdict === true) backend = requestedBackend;
     else {
       backend = 'wasm';
+      backendReason = verdict;
       warnings.push(`backend '${requestedBackend}' was asked for, using 'wasm' instead: ${verdict}`);
     }
   }
@@ -74,5 +160,5 @@ export function chooseEngine(options, env) {
       threads = limit;
     }
   }
-  return { variant, threads, backend, requestedBackend, warnings };
+  return { variant, threads, backend, backendReason, requestedBackend, warnings };
 }

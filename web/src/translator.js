@@ -36,8 +36,13 @@ export class Translator {
     const whole = model.bytes.byteOffset === 0 && model.bytes.byteLength === model.bytes.buffer.byteLength;
     const bytes = model.source === 'memory' || !whole ? model.bytes.slice() : model.bytes;
     progress({ phase: 'starting', variant: choice.variant, threads: choice.threads });
+    // The host keeps `bytes` for engine restarts whatever the backend: a GPU failure needs no
+    // rebuild (the engine's wasm Translator keeps its own weights and finishes the translation).
+    let translator = null;
+    const early = [];  // fallbacks reported before the Translator exists
+    const onFallback = (message) => (translator ? translator.fellBack(message) : early.push(message));
     const host = new EngineHost({ glueUrl: files.glue, wasmModule, model: bytes, threads: choice.threads, variant: choice.variant,
-      backend: choice.backend }, env.worker);
+      backend: choice.backend, backendReason: choice.backendReason, requestedBackend: choice.requestedBackend }, env.worker, { onFallback });
     let abortStart;
     const aborted = new Promise((_, reject) => {
       abortStart = () => {
@@ -61,12 +66,20 @@ export class Translator {
     const info = {
       variant: choice.variant,
       threads: engine.threads,
-      backend: choice.backend,
+      backend: engine.backend,
+      backendReason: engine.backendReason,
       requestedBackend: choice.requestedBackend,
+      adapter: engine.adapter,
       engine: engine.engine,
       crossOriginIsolated: env.crossOriginIsolated,
       worker: env.worker,
-      warnings: [...choice.warnings, ...model.warnings],
+      warnings: [...choice.warnings, ...engine.warnings, ...model.warnings],
+      memory: {
+        ...engine.memory,
+        // the model bytes the page keeps to restart the engine (after an abort)
+        keptModelBytes: bytes.byteLength,
+      },
+      gpu: engine.gpu,
       model: {
         ...engine.model,
         url: model.url,
@@ -80,25 +93,43 @@ export class Translator {
         bytes: bytes.byteLength,
         instantiateMs: round(engine.startTimings.instantiateMs),
         engineMs: round(engine.startTimings.modelMs),
+        gpuMs: engine.startTimings.gpuMs === undefined ? null : round(engine.startTimings.gpuMs),
         beforeStartMs: round(loadedMs),
         totalMs: round(readyMs),
       },
       files,
     };
-    return new Translator(host, info);
+    translator = new Translator(host, info, o.onFallback);
+    for (const message of early) translator.fellBack(message);
+    return translator;
   }
 
   /** @private use Translator.create */
-  constructor(host, info) {
+  constructor(host, info, onFallback) {
     this.host = host;
     this.queue = new RequestQueue();
     this.disposed = false;
     this.details = info;
+    this.onFallback = onFallback ?? null;
+  }
+
+  /** @private the engine's GPU failed: wasm from now on (the translation in progress completes). */
+  fellBack(message) {
+    this.details.warnings.push(message);
+    this.details.backend = 'wasm';
+    this.details.backendReason = `fell back after a GPU failure (${message})`;
+    this.details.gpu = null;
+    if (this.details.memory) this.details.memory.gpuWeightBytes = 0;
+    try {
+      this.onFallback?.({ from: 'webgpu', to: 'wasm', message });
+    } catch (e) {
+      console.error(e);  // a throwing callback must not break the translation
+    }
   }
 
   /** What runs: variant, threads, backend, warnings, the model, load timings. */
   get info() {
-    return { ...this.details, restarts: this.host.restarts, queued: this.queue.size };
+    return { ...this.details, warnings: [...this.details.warnings], restarts: this.host.restarts, queued: this.queue.size };
   }
 
   /**
@@ -112,7 +143,7 @@ export class Translator {
       const signal = checkSignal('translate', options?.signal);
       const engine = engineOptions(options);
       const run = async ({ queuedMs, enqueued }) => {
-        const { results, translateMs } = await this.host.translate(list, engine);
+        const { results, translateMs, backend, gpu } = await this.host.translate(list, engine);
         const totalMs = performance.now() - enqueued;
         const targetTokens = results.reduce((n, r) => n + r.tokens.length, 0);
         const timings = {
@@ -121,6 +152,8 @@ export class Translator {
           totalMs: round(totalMs),
           targetTokens,
           tokensPerSecond: translateMs > 0 ? round(targetTokens / (translateMs / 1000)) : null,
+          backend,  // what finished this request: 'webgpu', or 'wasm' (also after a fallback in it)
+          gpu: gpu ?? null,  // GPU round trips and bytes read back for this request (WebGPU only)
         };
         for (const r of results) r.timings = timings;
         return single ? results[0] : results;

@@ -1,33 +1,63 @@
 // The Worker that runs the engine: a module Worker in browsers, a worker_threads Worker in Node.
 // It owns one Engine and answers the host's messages (engine-host.js) one at a time, after saying
 // {type: 'listening'} (the host sends nothing before, so no message can arrive before the handler):
-//   {type: 'start', glueUrl, wasmModule, model, threads, variant} -> {type: 'ready', info} | {type: 'failed', message}
-//   {type: 'translate', id, texts, options}                        -> {type: 'result', id, results, translateMs} | {type: 'error', id, message}
-// A translation blocks this thread, never the page's. To stop one, the host terminates the Worker.
+//   {type: 'start', glueUrl, wasmModule, model, threads, variant, backend, backendReason, requestedBackend}
+//                                           -> {type: 'ready', info} | {type: 'failed', message}
+//   {type: 'translate', id, texts, options} -> {type: 'result', id, results, translateMs, backend, gpu} | {type: 'error', id, message}
+// and, when the GPU fails and wasm takes over (at most once per engine, before the result of the
+// translation it happened in): {type: 'fallback', message}. For an engine on WebGPU in Node
+// (engine-host.js, `cooperative`): {type: 'cancel', id} stops that translation before its next
+// step (it answers 'error'), {type: 'stop'} stops it, frees the engine and answers {type: 'stopped'}.
+// Translations run one after another (a chain), so a cancelled one ends before the next starts.
+// A translation occupies this thread, never the page's (on WebGPU it awaits the GPU between
+// steps; the host sends one request at a time). To stop one, the host terminates the Worker.
 import { Engine } from './engine.js';
 
 const port = await connect();
 let engine = null;
+let chain = Promise.resolve();
+let current = null;        // { id, controller } of the running translation
+const cancelled = new Set();  // ids cancelled before they started
 
 port.onMessage(async (message) => {
   if (message.type === 'start') {
     try {
       engine = await Engine.create(message);
+      engine.onFallback = (text) => port.post({ type: 'fallback', message: text });
       port.post({ type: 'ready', info: engine.info() });
     } catch (e) {
       port.post({ type: 'failed', message: messageOf(e) });
     }
   } else if (message.type === 'translate') {
-    try {
-      if (!engine) throw new Error('the engine is not started');
-      const { results, translateMs } = engine.translate(message.texts, message.options);
-      port.post({ type: 'result', id: message.id, results, translateMs }, transferables(results));
-    } catch (e) {
-      port.post({ type: 'error', id: message.id, message: messageOf(e) });
-    }
+    chain = chain.then(() => translate(message));
+  } else if (message.type === 'cancel') {
+    if (current?.id === message.id) current.controller.abort();
+    else cancelled.add(message.id);
+  } else if (message.type === 'stop') {
+    current?.controller.abort();
+    chain = chain.then(() => {
+      engine?.dispose();
+      engine = null;
+      port.post({ type: 'stopped' });
+    });
   }
 });
 port.post({ type: 'listening' });
+
+async function translate(message) {
+  if (cancelled.delete(message.id)) return;
+  const controller = new AbortController();
+  current = { id: message.id, controller };
+  try {
+    if (!engine) throw new Error('the engine is not started');
+    const { results, translateMs, backend, gpu } = await engine.translate(message.texts, message.options, controller.signal);
+    port.post({ type: 'result', id: message.id, results, translateMs, backend, gpu }, transferables(results));
+  } catch (e) {
+    port.post({ type: 'error', id: message.id, message: messageOf(e) });
+  } finally {
+    current = null;
+  }
+}
 
 function messageOf(e) {
   return e instanceof Error ? e.message : String(e);

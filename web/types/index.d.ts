@@ -4,7 +4,13 @@
 /** Where a model comes from: a URL (or, in Node, a file path), its bytes, or a registry entry. */
 export type ModelSource = string | URL | ArrayBuffer | ArrayBufferView | RegistryEntry;
 
-/** The compute backend. 'webgpu' is not integrated yet: it falls back to 'wasm' with a warning in `info.warnings`. */
+/**
+ * The compute backend. 'wasm': the engine in WebAssembly. 'webgpu': the encoder and the output
+ * projection on WebGPU, the rest in wasm (any adapter, software ones included; in Node it needs the
+ * optional npm package `webgpu`); without an adapter it runs on wasm with a warning. 'auto'
+ * (default): WebGPU only on a hardware adapter (never a fallback/software one) with a model of
+ * d_model x vocab_size >= 2^23 (AUTO_MIN_PROJECTION), else wasm; always wasm in Node.
+ */
 export type Backend = 'auto' | 'wasm' | 'webgpu';
 
 /** 'threaded': SIMD + threads (needs SharedArrayBuffer: a cross-origin-isolated page, or Node). 'single': SIMD, one thread. */
@@ -28,6 +34,25 @@ export type ProgressEvent =
   | { phase: 'starting'; variant: Variant; threads: number }
   | { phase: 'ready' };
 
+/** The GPU failed and wasm took over (CreateOptions.onFallback). */
+export interface FallbackEvent {
+  from: 'webgpu';
+  to: 'wasm';
+  /** What failed, as also added to `info.warnings`. */
+  message: string;
+}
+
+/** What the GPU did for one request (Timings.gpu): each submission and readback is a CPU<->GPU round trip. */
+export interface GpuCounters {
+  submissions: number;
+  readbacks: number;
+  /** Bytes read back from the GPU. */
+  readBytes: number;
+  /** Encoder batches and decoder steps answered by the GPU. */
+  encodes: number;
+  projections: number;
+}
+
 export interface CreateOptions {
   /** The .tfm model: URL, path (Node), bytes, or a registry entry (which brings its sha256 and size). */
   model: ModelSource;
@@ -43,6 +68,11 @@ export interface CreateOptions {
   variant?: 'auto' | Variant;
   /** Download progress and load phases. */
   onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Called once when the GPU fails (device lost, out of memory, a kernel error) and wasm takes over;
+   * the translation in progress completes on wasm, and so do later ones. Also in `info.warnings`.
+   */
+  onFallback?: (event: FallbackEvent) => void;
   /**
    * Where downloaded models are kept: true (default: the Cache API cache 'tformer-models-v1' when
    * the runtime has one), false (never), a cache name, or a cache object.
@@ -112,6 +142,10 @@ export interface Timings {
   targetTokens: number;
   /** targetTokens per second of translateMs. */
   tokensPerSecond: number | null;
+  /** What finished the call: 'webgpu', or 'wasm' (also when the GPU failed during it). */
+  backend: 'wasm' | 'webgpu';
+  /** The GPU's work for the call; null when it ran on wasm from the start. */
+  gpu: GpuCounters | null;
 }
 
 export interface Translation {
@@ -146,9 +180,17 @@ export interface TranslatorInfo {
   variant: Variant;
   /** Threads the engine runs on. */
   threads: number;
-  /** The backend in use. */
-  backend: 'wasm';
+  /** The backend in use (becomes 'wasm' after a GPU failure). */
+  backend: 'wasm' | 'webgpu';
+  /** Why that backend: the rule of 'auto', what was asked, or the failure that made it fall back. */
+  backendReason: string;
   requestedBackend: Backend;
+  /** The WebGPU adapter looked at ("vendor architecture device description"), null when none. */
+  adapter: string | null;
+  /** The weights uploaded to the GPU, null on wasm. */
+  gpu: { uploadedBytes: number; f16Weights: boolean } | null;
+  /** Memory held: the wasm heap, the GPU's weights, the model bytes the page keeps for engine restarts. */
+  memory: { wasmBytes: number | null; gpuWeightBytes: number; keptModelBytes: number };
   /** The engine's kernel library ('xnnpack'). */
   engine: string;
   crossOriginIsolated: boolean;
@@ -162,6 +204,8 @@ export interface TranslatorInfo {
     bytes: number;
     instantiateMs: number;
     engineMs: number;
+    /** Looking for an adapter and uploading the weights (null when wasm was certain). */
+    gpuMs: number | null;
     beforeStartMs: number;
     totalMs: number;
   };
@@ -219,4 +263,32 @@ export const DEFAULT_CACHE_NAME: string;
 export function chooseEngine(
   options: { threads?: number; backend?: Backend; variant?: 'auto' | Variant },
   env: { crossOriginIsolated: boolean; sharedArrayBuffer: boolean; hardwareConcurrency: number; webgpu: boolean },
-): { variant: Variant; threads: number; backend: 'wasm'; requestedBackend: Backend; warnings: string[] };
+): {
+  variant: Variant;
+  threads: number;
+  /** 'webgpu': the engine may use the GPU (decided in its Worker by decideBackend); 'wasm': certain. */
+  backend: 'wasm' | 'webgpu';
+  backendReason: string | null;
+  requestedBackend: Backend;
+  warnings: string[];
+};
+
+/** What an adapter says about itself; `software` is true for fallback adapters and SwiftShader-like rasterisers. */
+export interface AdapterSummary {
+  vendor: string;
+  architecture: string;
+  device: string;
+  description: string;
+  fallback: boolean;
+  software: boolean;
+}
+export function describeAdapter(adapter: { info?: object; isFallbackAdapter?: boolean } | null): AdapterSummary;
+/** d_model x vocab_size from which 'auto' uses a hardware GPU (2^23). */
+export const AUTO_MIN_PROJECTION: number;
+/** The engine's choice between wasm and WebGPU once the adapter and the model are known. */
+export function decideBackend(input: {
+  requested: 'auto' | 'webgpu';
+  node: boolean;
+  adapter: { info?: object; isFallbackAdapter?: boolean } | null;
+  config: { d_model: number; vocab_size: number };
+}): { backend: 'wasm' | 'webgpu'; reason: string; adapter: AdapterSummary | null };

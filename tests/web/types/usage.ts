@@ -1,6 +1,9 @@
 // Type-checked against web/types/index.d.ts (tests/web/types.test.mjs runs tsc --noEmit): the
 // README's uses of the API must compile, and misuses must not (the @ts-expect-error lines).
-import { Translator, loadRegistry, findModels, ModelLoadError, type Translation, type TranslatorInfo, type ProgressEvent } from 'tformer-wasm';
+import {
+  Translator, loadRegistry, findModels, ModelLoadError, decideBackend, AUTO_MIN_PROJECTION,
+  type Translation, type TranslatorInfo, type ProgressEvent, type FallbackEvent,
+} from 'tformer-wasm';
 
 export async function example(): Promise<string> {
   const registry = await loadRegistry('registry.json');
@@ -13,7 +16,14 @@ export async function example(): Promise<string> {
     onProgress: (e: ProgressEvent) => {
       if (e.phase === 'download') console.log(e.loaded / (e.total || 1));
     },
+    onFallback: (e: FallbackEvent) => console.warn(`${e.from} -> ${e.to}: ${e.message}`),
   });
+  const backend: 'wasm' | 'webgpu' = t.info.backend;
+  const why: string = t.info.backendReason;
+  const adapter: string | null = t.info.adapter;
+  const gpuBytes: number = t.info.memory.gpuWeightBytes;
+  const rule = decideBackend({ requested: 'auto', node: false, adapter: null, config: { d_model: 512, vocab_size: 32000 } });
+  console.log(backend, why, adapter, gpuBytes, rule.backend, AUTO_MIN_PROJECTION);
   const info: TranslatorInfo = t.info;
   const variant: 'threaded' | 'single' = info.variant;
   const one: Translation = await t.translate('Hallo Welt.', { beam: 4, alignment: true, signal: new AbortController().signal });
@@ -21,6 +31,8 @@ export async function example(): Promise<string> {
   const weights: Float32Array | undefined = one.alignment?.weights;
   const pieces: string[] = one.sentences[0].targetPieces;
   const ms: number = one.timings.translateMs;
+  const readbacks: number | undefined = one.timings.gpu?.readbacks;
+  console.log(one.timings.backend, readbacks);
   t.dispose();
   try {
     await Translator.create({ model: new Uint8Array(8), sha256: 'x' });
@@ -31,6 +43,8 @@ export async function example(): Promise<string> {
   await Translator.create({ threads: 2 });
   // @ts-expect-error: no such backend
   await Translator.create({ model: 'm.tfm', backend: 'cuda' });
+  // @ts-expect-error: onFallback is a function
+  await Translator.create({ model: 'm.tfm', onFallback: true });
   // @ts-expect-error: beam is a number
   await t.translate('x', { beam: '4' });
   // @ts-expect-error: unknown option

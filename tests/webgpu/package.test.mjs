@@ -1,0 +1,174 @@
+// The npm package on WebGPU in node: Translator.create({ backend: 'webgpu' }) runs its engine
+// Worker (worker_threads) on npm `webgpu` (Dawn; SwiftShader without a GPU, VK_ICD_FILENAMES set
+// here), through the public API only:
+// - greedy output token for token the same as backend 'wasm' on the fixtures (and the reference's
+//   texts), and on the larger random model when it exists; GPU round trips per request;
+// - a device lost mid-translation: the translation completes with the wasm result, a warning in
+//   info.warnings, onFallback called once, later requests on wasm;
+// - aborting or disposing during a WebGPU translation (the engine stops between steps: node aborts
+//   when a Worker is terminated inside a Dawn call);
+// - 'auto' in node stays on wasm although an adapter exists;
+// - the memory held both ways (diagnostics).
+// Skipped, with the reason, without web/dist, npm webgpu or an adapter.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { SWIFTSHADER_ICD, nodeRuntime } from './node_gpu.mjs';
+import { FIXTURES, fixtureFile, lines, repoRoot, germanSentences } from './models.mjs';
+
+// Before any Worker starts: Dawn in the engine's Worker reads the process environment.
+if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER_ICD)) process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
+
+const dist = path.join(repoRoot, 'web', 'dist', 'tformer-mt.wasm');
+let skip = existsSync(dist) ? false : 'no web/dist (npm run build in web/)';
+if (!skip) {
+  const { runtime, reason } = await nodeRuntime({ f16Weights: false });
+  if (runtime) runtime.destroy();
+  else skip = reason;
+}
+if (skip) console.log(`# SKIP package WebGPU tests: ${skip}`);
+
+let pkg;
+const open = [];
+before(async () => { if (!skip) pkg = await import(path.join(repoRoot, 'web', 'src', 'index.js')); });
+after(() => { for (const t of open) t.dispose(); });
+
+async function create(options) {
+  const t = await pkg.Translator.create({ threads: 2, ...options });
+  open.push(t);
+  return t;
+}
+
+const tokensOf = (results) => results.map((r) => r.sentences.map((s) => Array.from(s.tokens)));
+const modelBytes = (file) => new Uint8Array(readFileSync(file));
+
+for (const name of FIXTURES) {
+  test(`fixture ${name}: backend 'webgpu' gives wasm's greedy tokens (and the reference's texts)`, { skip }, async (t) => {
+    const texts = lines(fixtureFile(name, 'input.txt'));
+    const bytes = modelBytes(fixtureFile(name, 'model.tfm'));
+    const wasm = await create({ model: bytes, backend: 'wasm' });
+    const gpu = await create({ model: bytes, backend: 'webgpu' });
+    assert.equal(gpu.info.backend, 'webgpu', gpu.info.backendReason);
+    assert.equal(gpu.info.requestedBackend, 'webgpu');
+    assert.match(gpu.info.adapter, /swiftshader|./i);
+    assert.deepEqual(gpu.info.warnings, []);
+    assert.ok(gpu.info.gpu.uploadedBytes > 0);
+    const a = await wasm.translate(texts);
+    const b = await gpu.translate(texts);
+    assert.deepEqual(tokensOf(b), tokensOf(a), 'token for token');
+    assert.deepEqual(b.map((r) => r.text), lines(fixtureFile(name, 'expected.greedy.txt')));
+    const c = b[0].timings.gpu;
+    assert.equal(b[0].timings.backend, 'webgpu');
+    assert.ok(c.encodes >= 1 && c.projections >= 1);
+    assert.equal(c.submissions, c.encodes + c.projections, 'one submission per request of the session');
+    assert.equal(c.readbacks, c.encodes + c.projections, 'one readback per request of the session');
+    const sentences = b.reduce((n, r) => n + r.sentences.length, 0);
+    t.diagnostic(`${sentences} sentences: ${(c.submissions / sentences).toFixed(2)} submissions and readbacks per sentence, ` +
+      `${(c.readBytes / sentences / 1024).toFixed(1)} KiB read back per sentence; adapter ${gpu.info.adapter}`);
+    wasm.dispose();
+    gpu.dispose();
+  });
+}
+
+test('a device lost mid-translation: the wasm result, a warning, onFallback once, wasm afterwards', { skip }, async (t) => {
+  const texts = lines(fixtureFile('marian', 'input.txt'));
+  const bytes = modelBytes(fixtureFile('marian', 'model.tfm'));
+  const wasm = await create({ model: bytes, backend: 'wasm' });
+  const expected = await wasm.translate(texts, { beam: 4, nbest: 2 });
+  const fallbacks = [];
+  // The engine's Worker copies the environment when it starts: destroy the device in the 3rd projection.
+  process.env.TFORMER_WEBGPU_FAULT = 'lose-device:3';
+  let gpu;
+  try {
+    gpu = await create({ model: bytes, backend: 'webgpu', onFallback: (e) => fallbacks.push(e) });
+  } finally {
+    delete process.env.TFORMER_WEBGPU_FAULT;
+  }
+  assert.equal(gpu.info.backend, 'webgpu');
+  const got = await gpu.translate(texts, { beam: 4, nbest: 2 });
+  assert.deepEqual(tokensOf(got), tokensOf(expected), 'the translation is the wasm one');
+  assert.deepEqual(got.map((r) => r.sentences.map((s) => s.nbest.map((h) => Array.from(h.tokens)))),
+    expected.map((r) => r.sentences.map((s) => s.nbest.map((h) => Array.from(h.tokens)))), 'n-best too');
+  assert.equal(got[0].timings.backend, 'wasm', 'finished on wasm');
+  assert.ok(got[0].timings.gpu.projections >= 2, 'the GPU answered some steps first');
+  assert.equal(fallbacks.length, 1, 'reported once');
+  assert.deepEqual([fallbacks[0].from, fallbacks[0].to], ['webgpu', 'wasm']);
+  assert.match(fallbacks[0].message, /WebGPU failed, translating on wasm from now on: .*(lost|destroyed|abort|fail)/i);
+  const info = gpu.info;
+  assert.equal(info.backend, 'wasm');
+  assert.match(info.backendReason, /fell back after a GPU failure/);
+  assert.deepEqual(info.warnings, [fallbacks[0].message]);
+  assert.equal(info.memory.gpuWeightBytes, 0);
+  const again = await gpu.translate(texts);
+  assert.equal(again[0].timings.backend, 'wasm');
+  assert.equal(again[0].timings.gpu, null);
+  assert.deepEqual(tokensOf(again), tokensOf(await wasm.translate(texts)));
+  assert.equal(fallbacks.length, 1);
+  t.diagnostic(fallbacks[0].message);
+});
+
+test('aborting a running WebGPU translation, and disposing during one, leave the process alive and the engine right', { skip }, async () => {
+  // Terminating a Worker inside a Dawn call would abort node: the engine stops between steps instead.
+  const bytes = modelBytes(fixtureFile('marian', 'model.tfm'));
+  const texts = lines(fixtureFile('marian', 'input.txt'));
+  const gpu = await create({ model: bytes, backend: 'webgpu' });
+  const controller = new AbortController();
+  const long = gpu.translate(Array(8).fill(texts.join(' ')), { beam: 4, signal: controller.signal });
+  setTimeout(() => controller.abort(), 300);
+  await assert.rejects(long, { name: 'AbortError' });
+  const wasm = await create({ model: bytes, backend: 'wasm' });
+  const after = await gpu.translate(texts);
+  assert.equal(after[0].timings.backend, 'webgpu', 'the same engine goes on, on the GPU');
+  assert.deepEqual(tokensOf(after), tokensOf(await wasm.translate(texts)));
+  const running = gpu.translate(Array(8).fill(texts.join(' ')), { beam: 4 });
+  setTimeout(() => gpu.dispose(), 300);
+  await assert.rejects(running, /disposed/);
+  assert.equal((await wasm.translate(texts[0])).text, after[0].text, 'node is alive');
+});
+
+test("'auto' in node stays on wasm, adapter or not; 'wasm' never looks for one", { skip }, async () => {
+  const bytes = modelBytes(fixtureFile('tutorial', 'model.tfm'));
+  const auto = await create({ model: bytes });
+  assert.equal(auto.info.backend, 'wasm');
+  assert.match(auto.info.backendReason, /auto in Node is wasm/);
+  assert.equal(auto.info.adapter, null);
+  assert.equal(auto.info.load.gpuMs, null);
+  auto.dispose();
+});
+
+test('memory held, wasm and webgpu (diagnostics): the same wasm heap, the GPU weights on top', { skip }, async (t) => {
+  // The engine's wasm Translator keeps its weights and the model file either way (the session falls
+  // back on it without a rebuild); the page keeps the model bytes for engine restarts either way.
+  const model = process.env.TFORMER_LARGE_MODEL || path.join(repoRoot, 'build', 'webgpu-models', 'tiny-random.tfm');
+  const file = existsSync(model) ? model : fixtureFile('marian', 'model.tfm');
+  const bytes = modelBytes(file);
+  for (const backend of ['wasm', 'webgpu']) {
+    const tr = await create({ model: bytes, backend });
+    const m = tr.info.memory;
+    assert.equal(tr.info.backend, backend);
+    assert.equal(m.keptModelBytes, bytes.byteLength);
+    if (backend === 'webgpu') assert.ok(m.gpuWeightBytes > 0);
+    t.diagnostic(`${path.basename(path.dirname(file))}/${path.basename(file)} on ${backend}: wasm heap ${(m.wasmBytes / 2 ** 20).toFixed(1)} MiB, ` +
+      `GPU weights ${(m.gpuWeightBytes / 2 ** 20).toFixed(1)} MiB, model bytes kept by the page ${(m.keptModelBytes / 2 ** 20).toFixed(1)} MiB, ` +
+      `start ${tr.info.load.totalMs} ms (GPU ${tr.info.load.gpuMs ?? '-'} ms)`);
+    tr.dispose();
+  }
+});
+
+test('larger random model (d 256, 16k vocabulary): webgpu and wasm agree token for token', { skip, timeout: 900_000 }, async (t) => {
+  const model = process.env.TFORMER_LARGE_MODEL || path.join(repoRoot, 'build', 'webgpu-models', 'tiny-random.tfm');
+  if (!existsSync(model)) return t.skip(`no ${model} (tests/webgpu/session.test.mjs writes it)`);
+  const bytes = modelBytes(model);
+  const texts = germanSentences(2, { maxWords: 8 });
+  const wasm = await create({ model: bytes, backend: 'wasm' });
+  const gpu = await create({ model: bytes, backend: 'webgpu' });
+  const a = await wasm.translate(texts, { maxLength: 8 });
+  const b = await gpu.translate(texts, { maxLength: 8 });
+  assert.equal(b[0].timings.backend, 'webgpu');
+  assert.deepEqual(tokensOf(b), tokensOf(a));
+  t.diagnostic(`${texts.length} sentences: wasm ${a[0].timings.translateMs} ms, webgpu (SwiftShader) ${b[0].timings.translateMs} ms`);
+  wasm.dispose();
+  gpu.dispose();
+});
