@@ -21,7 +21,10 @@ def load_checkpoint_state(paths):
     if len(states) == 1:
         return first
     avg = {k: sum(s["model"][k].double() for s in states) / len(states) for k in first["model"]}
-    first = dict(first)
+    # The metadata (train_step, which a warm start continues from) is the latest checkpoint's,
+    # whatever order the paths came in (a shell glob sorts ckpt-1200 before ckpt-300).
+    latest = max(states, key=lambda s: s.get("metadata", {}).get("train_step", 0))
+    first = dict(latest)
     first["model"] = {k: v.to(states[0]["model"][k].dtype) for k, v in avg.items()}
     return first
 
