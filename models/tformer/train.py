@@ -86,7 +86,7 @@ def warm_start(model, cfg: ModelConfig, tfm_path: str) -> dict:
     """Loads a .tfm's weights (f16/int8 dequantized) into `model`; returns the training state to
     continue from (the step the .tfm was exported at, so the learning-rate schedule goes on)."""
     from .export import load_tfm_model
-    ref, _, _, f = load_tfm_model(tfm_path)
+    ref, _, _, f = load_tfm_model(tfm_path, int8_arithmetic=False)  # training needs weights only
     if ref.cfg.to_dict() != cfg.to_dict():
         raise ValueError(f"{tfm_path}: its architecture differs from the config's; cannot continue from it")
     model.load_state_dict(ref.state_dict())
