@@ -78,8 +78,12 @@ def seed_vocab_from_tfm(tfm_path: str, vocab: dict) -> None:
     if os.path.exists(out):
         return
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "wb") as f:
+    # Written under a private name and renamed into place: two trainings started together (both
+    # directions share the vocabulary) must never read the other's half-written file.
+    tmp = f"{out}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
         f.write(Tokenizer.from_tfm(tfm.read(tfm_path), "source").model_bytes)
+    os.replace(tmp, out)
 
 
 def warm_start(model, cfg: ModelConfig, tfm_path: str) -> dict:
