@@ -1,6 +1,8 @@
 """Checkpoint -> .tfm export (f32, f16, int8 with per-row scales)."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import torch
 
@@ -56,6 +58,8 @@ def build_tfm(cfg: ModelConfig, state: dict, spm_source: bytes, spm_target: byte
 
 
 def export_checkpoint(checkpoints, out_path: str, weights: str = "f32", metadata=None) -> int:
+    if len(checkpoints) == 1 and str(checkpoints[0]).endswith(".tfm"):
+        return convert_tfm(checkpoints[0], out_path, weights, metadata)
     ckpt = load_checkpoint_state(checkpoints)
     cfg = ModelConfig.from_dict(ckpt["config"])
     spm_bytes = ckpt["spm"]
@@ -65,6 +69,19 @@ def export_checkpoint(checkpoints, out_path: str, weights: str = "f32", metadata
     if len(checkpoints) > 1:
         meta["averaged_checkpoints"] = len(checkpoints)
     return tfm.write(out_path, build_tfm(cfg, ckpt["model"], spm_bytes, None, weights, meta))
+
+
+def convert_tfm(path: str, out_path: str, weights: str = "f32", metadata=None) -> int:
+    """Re-encodes a .tfm's weights at another precision (e.g. a shipped f16 model widened to f32 for
+    the peers benchmark); f16 and int8 weights are widened as the engine widens them."""
+    model, _, _, f = load_tfm_model(path, int8_arithmetic=False)
+    meta = dict(f.metadata)
+    meta.update(metadata or {})
+    meta["weights"] = weights
+    meta["converted_from"] = os.path.basename(path)
+    spm_source = f.tensors[f.tokenizer["source"]].tobytes()
+    spm_target = f.tensors[f.tokenizer["target"]].tobytes()
+    return tfm.write(out_path, build_tfm(model.cfg, model.state_dict(), spm_source, spm_target, weights, meta))
 
 
 def load_tfm_model(path: str, int8_arithmetic: bool = True):
