@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "fixtures.h"
+#include "kernels/ops.h"
 #include "kernels/backend.h"
 #include "model/model_file.h"
 #include "tformer/translator.h"
@@ -88,10 +89,9 @@ struct ExternalBackend {
     std::vector<float> out;
     for (size_t r = 0; r < rows; ++r) {
       const float* x = &logits[r * V];
-      const float m = *std::max_element(x, x + V);
-      double sum = 0.0;
-      for (size_t i = 0; i < V; ++i) sum += std::exp(double(x[i] - m));
-      out.insert(out.end(), {m, static_cast<float>(std::log(sum)), x[c.eos_id]});
+      float m, log_sum;
+      ops::max_and_log_sum_exp(x, V, &m, &log_sum);
+      out.insert(out.end(), {m, log_sum, x[c.eos_id]});
       std::vector<int> order;
       for (int i = 0; i < int(V); ++i)
         if (!(c.suppress_unk && i == c.unk_id)) order.push_back(i);

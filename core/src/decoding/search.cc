@@ -75,29 +75,32 @@ float* Search::logits() {
 void Search::consume_logits() {
   if (!hidden_ready_) throw Error("search: consume_logits() before hidden() in this step");
   const size_t V = size_t(config_.vocab_size);
-  if (options_.beam_size <= 1 && !keep_logits_) {
-    // Greedy: only the best token's log-probability is needed, not the row's. The best token is
-    // the first largest logit (<unk> excluded when suppressed); its log-probability is the number
-    // step_log_probs gives it. (Two logits an ulp apart could round to the same log-probability,
-    // where the full row would pick the lower id: the larger logit wins here.)
+  if (!keep_logits_) {
+    // Only each row's best 2K tokens (greedy: 1) can enter the next beam, and log_softmax keeps
+    // the order of logits, so the rules run on those few (consume_candidates) instead of on V
+    // log-probabilities per row: one pass for the max, one for the log-sum-exp, one to select.
+    // The log-probabilities are the very numbers the full row would give, (logit - max) - log_sum.
+    const size_t k = candidates_per_row(), stride = 3 + 2 * k, rows = rows_.size();
     const int unk = config_.suppress_unk ? config_.unk_id : -1;
-    return advance([&](size_t r, bool force_eos, auto&& visit) {
+    candidates_.resize(rows * stride);
+    top_.resize(k);
+    for (size_t r = 0; r < rows; ++r) {
       const float* x = &logits_[r * V];
-      float m, log_sum;
-      ops::max_and_log_sum_exp(x, V, &m, &log_sum);
-      int best = force_eos ? config_.eos_id : -1;
-      for (size_t v = 0; best < 0 && v < V; ++v)
-        if (int(v) != unk && x[v] == m) best = int(v);
-      if (best < 0) {  // the maximum is <unk>'s (or not a number): the first largest of the others
-        for (size_t v = 0; v < V; ++v)
-          if (int(v) != unk && (best < 0 || x[v] > x[best])) best = int(v);
+      float* row = &candidates_[r * stride];
+      ops::max_and_log_sum_exp(x, V, &row[0], &row[1]);
+      row[2] = x[config_.eos_id];
+      const size_t found = ops::top_k(x, V, k, unk, top_.data());
+      for (size_t i = 0; i < k; ++i) {
+        row[3 + 2 * i] = i < found ? x[top_[i]] : kNegInf;  // -inf candidates are never taken
+        row[3 + 2 * i + 1] = float(i < found ? top_[i] : config_.eos_id);
       }
-      visit(best, (x[best] - m) - log_sum);
-    });
+    }
+    return consume_candidates(candidates_.data());
   }
+  // With keep_logits (greedy, for the parity tests): the full rows, kept before the rules.
   advance([&](size_t r, bool force_eos, auto&& visit) {
     float* lp = &logits_[r * V];
-    if (keep_logits_) rows_[r].logits.emplace_back(lp, lp + V);
+    rows_[r].logits.emplace_back(lp, lp + V);
     step_log_probs(config_, lp, force_eos);
     for (size_t v = 0; v < V; ++v) visit(int(v), lp[v]);
   });

@@ -96,7 +96,8 @@ class Search {
   int step_ = 0;
   bool hidden_ready_ = false;
   std::vector<float> hidden_, logits_, alignment_;
-  std::vector<int> tokens_;
+  std::vector<int> tokens_, top_;
+  std::vector<float> candidates_;  // consume_logits' per-row candidates, consume_candidates' layout
   std::vector<Candidate> heap_;
 };
 

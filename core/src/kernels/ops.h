@@ -18,6 +18,11 @@ void softmax_inplace(float* x, size_t n);
 void log_softmax(const float* x, size_t n, float* out);
 // The two numbers log_softmax derives each output from: out[i] = (x[i] - max) - log_sum.
 void max_and_log_sum_exp(const float* x, size_t n, float* max, float* log_sum);
+// exp(x) for x <= 0 as softmax and max_and_log_sum_exp compute it (about 1 ulp; 0 below -87).
+float exp_approx(float x);
+// The best k entries of x[n] by value, best first (ties: lower index), skipping index `skip`
+// (-1: none): indices to top[k]; returns how many were found (min(k, n - skipped)).
+size_t top_k(const float* x, size_t n, size_t k, int skip, int* top);
 float dot(const float* a, const float* b, size_t n);
 void axpy(float a, const float* x, float* y, size_t n);  // y += a * x
 

@@ -167,10 +167,12 @@ void Decoder::select_rows(DecoderState& state, const std::vector<int>& parents) 
       cache.state = std::move(next);
     }
     if (!cache.cache.empty()) {
-      std::vector<float> next(n * row_stride);
+      // Only the `used` positions are copied; growing zero-fills the new part once, not per step.
+      std::vector<float>& next = cache.spare;
+      if (next.size() < n * row_stride) next.resize(n * row_stride);
       for (size_t i = 0; i < n; ++i)
         std::memcpy(&next[i * row_stride], &cache.cache[size_t(parents[i]) * row_stride], used * 4);
-      cache.cache = std::move(next);
+      cache.cache.swap(next);
     }
   }
   state.rows = n;

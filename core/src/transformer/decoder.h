@@ -28,6 +28,7 @@ struct DecoderState {
   struct Layer {
     std::vector<float> memory;  // [sentences, max source length, 2 d]: cross-attention keys/values
     std::vector<float> cache;   // [rows, capacity, 2 d]: self-attention keys/values (transformer layers)
+    std::vector<float> spare;   // select_rows gathers into this and swaps: no allocation per step
     std::vector<float> state;   // [rows, d]: recurrent state (SSRU layers)
   };
   std::vector<Layer> layers;

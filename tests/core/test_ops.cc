@@ -1,0 +1,91 @@
+// The row kernels the search and attention rely on, against double-precision libm: the
+// vectorisable exp, softmax, log-sum-exp and the top-k selection with its tie rule.
+#include <catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/ops.h"
+
+using namespace tformer;
+
+namespace {
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+}
+
+TEST_CASE("exp_approx is within 2 ulp of exp over [-87, 0] and 0 below", "[ops]") {
+  for (double x = -87.0; x <= 0.0; x += 0.001237) {
+    const double want = std::exp(x);
+    const double got = ops::exp_approx(float(x));
+    // Relative to exp of the float argument, so that rounding x to float is not counted.
+    const double ref = std::exp(double(float(x)));
+    CAPTURE(x, want, got);
+    REQUIRE(std::abs(got - ref) <= 2.5 * std::ldexp(1.0, std::ilogb(ref) - 23));
+  }
+  REQUIRE(ops::exp_approx(0.f) == 1.f);
+  REQUIRE(ops::exp_approx(-88.f) == 0.f);
+  REQUIRE(ops::exp_approx(-1e30f) == 0.f);
+  REQUIRE(ops::exp_approx(kNegInf) == 0.f);
+}
+
+TEST_CASE("softmax and log-sum-exp agree with double precision on vocabulary-sized rows", "[ops]") {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> logit(0.f, 6.f);
+  for (size_t n : {1u, 7u, 8u, 9u, 100u, 16000u, 32003u}) {
+    CAPTURE(n);
+    std::vector<float> x(n);
+    for (float& v : x) v = logit(rng);
+    if (n > 3) x[2] = kNegInf;  // a masked entry
+    double m = -INFINITY, sum = 0.0;
+    for (float v : x) m = std::max(m, double(v));
+    for (float v : x) sum += std::exp(double(v) - m);
+    float got_m, got_log_sum;
+    ops::max_and_log_sum_exp(x.data(), n, &got_m, &got_log_sum);
+    REQUIRE(got_m == float(m));
+    REQUIRE(std::abs(double(got_log_sum) - std::log(sum)) <= 1e-5 * std::max(1.0, std::log(sum)));
+
+    std::vector<float> p = x;
+    ops::softmax_inplace(p.data(), n);
+    double total = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+      const double want = std::exp(double(x[i]) - m) / sum;
+      // float rounding of x - max alone moves p by |x - max| * 2^-24 relative: 1e-5 covers |x - max| < 80.
+      REQUIRE(std::abs(p[i] - want) <= 1e-5 * want + 1e-12);
+      total += p[i];
+    }
+    REQUIRE(std::abs(total - 1.0) < 1e-5);
+    if (n > 3) REQUIRE(p[2] == 0.f);
+  }
+}
+
+TEST_CASE("top_k returns the best entries best first, lower index first on ties, skipping one", "[ops]") {
+  const std::vector<float> x = {1.f, 5.f, 3.f, 5.f, kNegInf, 4.f, 5.f, 0.f};
+  std::vector<int> top(4);
+  REQUIRE(ops::top_k(x.data(), x.size(), 4, -1, top.data()) == 4);
+  REQUIRE(top == std::vector<int>{1, 3, 6, 5});
+  REQUIRE(ops::top_k(x.data(), x.size(), 4, 3, top.data()) == 4);
+  REQUIRE(top == std::vector<int>{1, 6, 5, 2});
+  std::vector<int> one(1);
+  REQUIRE(ops::top_k(x.data(), x.size(), 1, 1, one.data()) == 1);
+  REQUIRE(one[0] == 3);
+  std::vector<int> many(10, -7);
+  REQUIRE(ops::top_k(x.data(), x.size(), 10, 0, many.data()) == 7);
+  REQUIRE(std::vector<int>(many.begin(), many.begin() + 7) == std::vector<int>{1, 3, 6, 5, 2, 7, 4});
+  REQUIRE(ops::top_k(x.data(), x.size(), 0, -1, many.data()) == 0);
+
+  // Against a full stable sort on a long random row with many ties.
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> level(0, 50);
+  std::vector<float> row(16000);
+  for (float& v : row) v = float(level(rng));
+  std::vector<int> order(row.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = int(i);
+  order.erase(order.begin() + 17);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return row[size_t(a)] > row[size_t(b)]; });
+  std::vector<int> best(8);
+  REQUIRE(ops::top_k(row.data(), row.size(), 8, 17, best.data()) == 8);
+  REQUIRE(best == std::vector<int>(order.begin(), order.begin() + 8));
+}
