@@ -147,20 +147,31 @@ void log_softmax(const float* x, size_t n, float* out) {
   for (size_t i = 0; i < n; ++i) out[i] = (x[i] - m) - log_sum;
 }
 
-size_t top_k(const float* x, size_t n, size_t k, int skip, int* top) {
+TFORMER_ROW_KERNEL size_t top_k(const float* x, size_t n, size_t k, int skip, int* top) {
   if (k == 0) return 0;
   size_t found = 0;
   float threshold = 0.f;  // the k-th best value once k are found; anything enters before that
-  for (size_t v = 0; v < n; ++v) {
+  auto consider = [&](size_t v) {
     const float value = x[v];
     // Strictly better only: on ties the entry met first (the lower index) keeps its place.
-    if (found == k && !(value > threshold)) continue;
-    if (int(v) == skip) continue;
+    if ((found == k && !(value > threshold)) || int(v) == skip) return;
     size_t j = found < k ? found++ : k - 1;
     for (; j > 0 && value > x[top[j - 1]]; --j) top[j] = top[j - 1];
     top[j] = int(v);
     if (found == k) threshold = x[top[k - 1]];
+  };
+  size_t v = 0;
+  for (; v + 8 <= n; v += 8) {
+    // Once k are found, almost every block of eight holds nothing above the threshold: one
+    // vector compare skips it.
+    if (found == k) {
+      const i32x8 above = load(x + v) > splat(threshold);
+      if (!((above[0] | above[1]) | (above[2] | above[3]) | (above[4] | above[5]) | (above[6] | above[7])))
+        continue;
+    }
+    for (size_t i = v; i < v + 8; ++i) consider(i);
   }
+  for (; v < n; ++v) consider(v);
   return found;
 }
 
