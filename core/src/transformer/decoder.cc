@@ -43,9 +43,12 @@ DecoderState Decoder::start(const EncoderOutput& memory, size_t max_steps) const
   state.layers.resize(layers_.size());
   for (size_t l = 0; l < layers_.size(); ++l) {
     DecoderState::Layer& cache = state.layers[l];
-    // Keys and values of the encoder memory, computed once per sentence and layer.
+    // Keys and values of the encoder memory, computed once per sentence and layer, for its real
+    // positions only (attention never reads past a sentence's length).
     cache.memory.resize(memory.batch * memory.max_length * 2 * d);
-    layers_[l].cross_attn.key_value()(memory.states.data(), memory.batch * memory.max_length, cache.memory.data());
+    for (size_t b = 0; b < memory.batch; ++b)
+      layers_[l].cross_attn.key_value()(memory.row(b, 0), size_t(memory.lengths[b]),
+                                        &cache.memory[b * memory.max_length * 2 * d]);
     if (config_.decoder_layer_type == DecoderLayerType::kSsru)
       cache.state.assign(state.rows * d, 0.f);
     else

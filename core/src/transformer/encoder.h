@@ -13,7 +13,8 @@
 
 namespace tformer {
 
-// A padded batch of encoded sentences: row-major [batch, max_length, d_model].
+// A padded batch of encoded sentences: row-major [batch, max_length, d_model], zero past each
+// sentence's length (the encoder itself computes real tokens only).
 struct EncoderOutput {
   size_t batch = 0, max_length = 0, d_model = 0;
   std::vector<int> lengths;
@@ -35,8 +36,8 @@ class Encoder {
     FeedForward ffn;
     LayerNorm ffn_norm;
   };
-  void self_attention(const Layer& layer, const float* query_in, const float* kv_in, EncoderOutput& out,
-                      float* result) const;
+  void self_attention(const Layer& layer, const float* query_in, const float* kv_in,
+                      const std::vector<size_t>& starts, float* result) const;
 
   Backend& backend_;
   const ModelConfig& config_;
