@@ -61,7 +61,7 @@ const std::vector<float>& Search::hidden() {
     tokens_.resize(rows_.size());
     for (size_t r = 0; r < rows_.size(); ++r) tokens_[r] = rows_[r].tokens.empty() ? -1 : rows_[r].tokens.back();
     decoder_.step_hidden(state_, tokens_, hidden_, options_.alignment ? &alignment_ : nullptr);
-    logits_.resize(rows_.size() * size_t(config_.vocab_size));
+    logits_.ensure(rows_.size() * size_t(config_.vocab_size));
     hidden_ready_ = true;
   }
   return hidden_;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "transformer/decoder.h"
+#include "util/raw_buffer.h"
 
 namespace tformer {
 
@@ -95,7 +96,8 @@ class Search {
   std::vector<std::vector<SearchHypothesis>> finished_;
   int step_ = 0;
   bool hidden_ready_ = false;
-  std::vector<float> hidden_, logits_, alignment_;
+  std::vector<float> hidden_, alignment_;
+  RawBuffer<float> logits_;  // [rows, vocab], written by project() every step before it is read
   std::vector<int> tokens_, top_;
   std::vector<float> candidates_;  // consume_logits' per-row candidates, consume_candidates' layout
   std::vector<Candidate> heap_;

@@ -45,14 +45,14 @@ DecoderState Decoder::start(const EncoderOutput& memory, size_t max_steps) const
     DecoderState::Layer& cache = state.layers[l];
     // Keys and values of the encoder memory, computed once per sentence and layer, for its real
     // positions only (attention never reads past a sentence's length).
-    cache.memory.resize(memory.batch * memory.max_length * 2 * d);
+    cache.memory.ensure(memory.batch * memory.max_length * 2 * d);
     for (size_t b = 0; b < memory.batch; ++b)
       layers_[l].cross_attn.key_value()(memory.row(b, 0), size_t(memory.lengths[b]),
                                         &cache.memory[b * memory.max_length * 2 * d]);
     if (config_.decoder_layer_type == DecoderLayerType::kSsru)
       cache.state.assign(state.rows * d, 0.f);
     else
-      cache.cache.resize(state.rows * max_steps * 2 * d);
+      cache.cache.ensure(state.rows * max_steps * 2 * d);
   }
   return state;
 }
@@ -170,9 +170,9 @@ void Decoder::select_rows(DecoderState& state, const std::vector<int>& parents) 
       cache.state = std::move(next);
     }
     if (!cache.cache.empty()) {
-      // Only the `used` positions are copied; growing zero-fills the new part once, not per step.
-      std::vector<float>& next = cache.spare;
-      if (next.size() < n * row_stride) next.resize(n * row_stride);
+      // Only the `used` positions are copied; the rest of each row is never read.
+      RawBuffer<float>& next = cache.spare;
+      next.ensure(n * row_stride);
       for (size_t i = 0; i < n; ++i)
         std::memcpy(&next[i * row_stride], &cache.cache[size_t(parents[i]) * row_stride], used * 4);
       cache.cache.swap(next);
