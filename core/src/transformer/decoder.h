@@ -27,12 +27,12 @@ struct DecoderState {
   std::vector<int> source_lengths;
   size_t memory_stride = 0;  // rows of [k | v] per sentence in `memory`
   struct Layer {
-    // Written before read, so neither buffer is initialized: a position past a sentence's length or
-    // past the current step is never read.
+    // Written before read, so none of these three is initialized: a position past a sentence's
+    // length or past the current step is never read.
     RawBuffer<float> memory;  // [sentences, max source length, 2 d]: cross-attention keys/values
     RawBuffer<float> cache;   // [rows, capacity, 2 d]: self-attention keys/values (transformer layers)
     RawBuffer<float> spare;   // select_rows gathers into this and swaps: no allocation per step
-    std::vector<float> state;   // [rows, d]: recurrent state (SSRU layers)
+    std::vector<float> state; // [rows, d]: recurrent state (SSRU layers)
   };
   std::vector<Layer> layers;
 };

@@ -20,10 +20,6 @@ class RawBuffer {
     data_.reset(new T[n]);  // default-initialized: no writes
     capacity_ = n;
   }
-  void release() {
-    data_.reset();
-    capacity_ = 0;
-  }
   void swap(RawBuffer& other) noexcept {
     std::swap(data_, other.data_);
     std::swap(capacity_, other.capacity_);
