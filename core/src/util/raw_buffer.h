@@ -26,7 +26,6 @@ class RawBuffer {
   }
 
   bool empty() const { return capacity_ == 0; }
-  size_t capacity() const { return capacity_; }
   T* data() { return data_.get(); }
   const T* data() const { return data_.get(); }
   T& operator[](size_t i) { return data_[i]; }
