@@ -89,3 +89,41 @@ TEST_CASE("top_k returns the best entries best first, lower index first on ties,
   REQUIRE(ops::top_k(row.data(), row.size(), 8, 17, best.data()) == 8);
   REQUIRE(best == std::vector<int>(order.begin(), order.begin() + 8));
 }
+
+TEST_CASE("attention_scores and attention_values equal the per-head dot/axpy loop bit for bit", "[ops]") {
+  // Against the double-precision result too, so that a kernel and the loop cannot be wrong together.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  for (size_t dh : {32u, 64u, 24u}) {  // the two compiled widths and the generic fallback
+    for (size_t n : {1u, 3u, 4u, 5u, 8u, 13u}) {
+      const size_t heads = 4, d = heads * dh, stride = 2 * d + 8;  // padded rows, as in the caches
+      std::vector<float> q(d), kv(n * stride), p(heads * n);
+      for (float& x : q) x = u(rng);
+      for (float& x : kv) x = u(rng);
+      for (float& x : p) x = u(rng);
+      const float scale = 0.17677669f;
+      std::vector<float> scores(heads * n), out(d);
+      ops::attention_scores(q.data(), kv.data(), n, stride, heads, dh, scale, scores.data());
+      ops::attention_values(p.data(), kv.data() + d, n, stride, heads, dh, out.data());
+      for (size_t h = 0; h < heads; ++h) {
+        std::vector<float> want_out(dh, 0.f);
+        for (size_t t = 0; t < n; ++t) {
+          CAPTURE(dh, n, h, t);
+          const float* k = &kv[t * stride + h * dh];
+          REQUIRE(scores[h * n + t] == ops::dot(&q[h * dh], k, dh) * scale);
+          double exact = 0;
+          for (size_t i = 0; i < dh; ++i) exact += double(q[h * dh + i]) * k[i];
+          REQUIRE(std::abs(scores[h * n + t] - exact * scale) < 1e-5);
+          ops::axpy(p[h * n + t], &kv[t * stride + d + h * dh], want_out.data(), dh);
+        }
+        for (size_t i = 0; i < dh; ++i) {
+          CAPTURE(dh, n, h, i);
+          REQUIRE(out[h * dh + i] == want_out[i]);
+          double exact = 0;
+          for (size_t t = 0; t < n; ++t) exact += double(p[h * n + t]) * kv[t * stride + d + h * dh + i];
+          REQUIRE(std::abs(out[h * dh + i] - exact) < 1e-5);
+        }
+      }
+    }
+  }
+}

@@ -23,6 +23,7 @@ namespace {
 #define TFORMER_INLINE inline __attribute__((always_inline))
 
 typedef float f32x8 __attribute__((vector_size(32)));
+typedef float f32x4 __attribute__((vector_size(16)));
 typedef int32_t i32x8 __attribute__((vector_size(32)));
 
 TFORMER_INLINE f32x8 splat(float v) { return f32x8{v, v, v, v, v, v, v, v}; }
@@ -59,6 +60,17 @@ TFORMER_INLINE f32x8 exp_nonpositive(f32x8 x) {
 
 TFORMER_INLINE float horizontal_sum(f32x8 v) {
   return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
+}
+
+// horizontal_sum of four vectors at once (lane j: the sum of the j-th argument), in the same order.
+TFORMER_INLINE f32x4 horizontal_sum4(f32x8 a, f32x8 b, f32x8 c, f32x8 d) {
+  const auto halves = [](f32x8 v) -> f32x4 {
+    return __builtin_shufflevector(v, v, 0, 1, 2, 3) + __builtin_shufflevector(v, v, 4, 5, 6, 7);
+  };
+  const f32x4 sa = halves(a), sb = halves(b), sc = halves(c), sd = halves(d);
+  const f32x4 ab = __builtin_shufflevector(sa, sb, 0, 2, 4, 6) + __builtin_shufflevector(sa, sb, 1, 3, 5, 7);
+  const f32x4 cd = __builtin_shufflevector(sc, sd, 0, 2, 4, 6) + __builtin_shufflevector(sc, sd, 1, 3, 5, 7);
+  return __builtin_shufflevector(ab, cd, 0, 2, 4, 6) + __builtin_shufflevector(ab, cd, 1, 3, 5, 7);
 }
 
 TFORMER_INLINE float row_max(const float* x, size_t n) {
@@ -188,6 +200,76 @@ TFORMER_ROW_KERNEL float dot(const float* a, const float* b, size_t n) {
 
 TFORMER_ROW_KERNEL void axpy(float a, const float* x, float* y, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] += a * x[i];
+}
+
+// Attention for head widths known at compile time: the query slice (scores) or the output slice
+// (values) stays in registers across all positions instead of one dot/axpy call per position and
+// head, and four positions' dot products share one horizontal reduction. Arithmetic is dot()'s and
+// axpy()'s, lane for lane, so results equal the per-call loop bit for bit.
+namespace {
+
+template <size_t DH>
+TFORMER_INLINE f32x8 dot_partials(const f32x8 (&q)[DH / 8], const float* k) {
+  f32x8 acc = q[0] * load(k);
+  for (size_t c = 1; c < DH / 8; ++c) acc = acc + q[c] * load(k + 8 * c);
+  return acc;
+}
+
+template <size_t DH>
+TFORMER_INLINE void head_scores(const float* qh, const float* kh, size_t n, size_t stride, float scale, float* s) {
+  f32x8 q[DH / 8];
+  for (size_t c = 0; c < DH / 8; ++c) q[c] = load(qh + 8 * c);
+  size_t t = 0;
+  for (; t + 4 <= n; t += 4) {
+    const float* k = kh + t * stride;
+    const f32x4 r = horizontal_sum4(dot_partials<DH>(q, k), dot_partials<DH>(q, k + stride),
+                                    dot_partials<DH>(q, k + 2 * stride), dot_partials<DH>(q, k + 3 * stride)) *
+                    scale;
+    std::memcpy(s + t, &r, sizeof r);
+  }
+  for (; t < n; ++t) s[t] = horizontal_sum(dot_partials<DH>(q, kh + t * stride)) * scale;
+}
+
+template <size_t DH>
+TFORMER_INLINE void head_values(const float* p, const float* vh, size_t n, size_t stride, float* oh) {
+  f32x8 o[DH / 8] = {};
+  for (size_t t = 0; t < n; ++t) {
+    const f32x8 a = splat(p[t]);
+    for (size_t c = 0; c < DH / 8; ++c) o[c] = o[c] + a * load(vh + t * stride + 8 * c);
+  }
+  for (size_t c = 0; c < DH / 8; ++c) store(oh + 8 * c, o[c]);
+}
+
+}  // namespace
+
+TFORMER_ROW_KERNEL void attention_scores(const float* q, const float* k, size_t n, size_t stride, size_t heads,
+                                         size_t dh, float scale, float* scores) {
+  for (size_t h = 0; h < heads; ++h) {
+    const float *qh = q + h * dh, *kh = k + h * dh;
+    float* s = scores + h * n;
+    if (dh == 32)
+      head_scores<32>(qh, kh, n, stride, scale, s);
+    else if (dh == 64)
+      head_scores<64>(qh, kh, n, stride, scale, s);
+    else
+      for (size_t t = 0; t < n; ++t) s[t] = dot(qh, kh + t * stride, dh) * scale;
+  }
+}
+
+TFORMER_ROW_KERNEL void attention_values(const float* p, const float* v, size_t n, size_t stride, size_t heads,
+                                         size_t dh, float* out) {
+  for (size_t h = 0; h < heads; ++h) {
+    const float *ph = p + h * n, *vh = v + h * dh;
+    float* oh = out + h * dh;
+    if (dh == 32) {
+      head_values<32>(ph, vh, n, stride, oh);
+    } else if (dh == 64) {
+      head_values<64>(ph, vh, n, stride, oh);
+    } else {
+      for (size_t i = 0; i < dh; ++i) oh[i] = 0.f;
+      for (size_t t = 0; t < n; ++t) axpy(ph[t], vh + t * stride, oh, dh);
+    }
+  }
 }
 
 }  // namespace tformer::ops

@@ -26,4 +26,13 @@ size_t top_k(const float* x, size_t n, size_t k, int skip, int* top);
 float dot(const float* a, const float* b, size_t n);
 void axpy(float a, const float* x, float* y, size_t n);  // y += a * x
 
+// The two halves of multi-head attention for one query, all heads in one call. Heads are
+// contiguous dh-wide slices; key and value rows start every `stride` floats.
+// scores[h * n + t] = dot(q + h dh, k + t stride + h dh, dh) * scale, summed in dot()'s order.
+void attention_scores(const float* q, const float* k, size_t n, size_t stride, size_t heads, size_t dh,
+                      float scale, float* scores);
+// out[h dh + i] = sum over t = 0..n-1, in order, of p[h * n + t] * v[t stride + h dh + i].
+void attention_values(const float* p, const float* v, size_t n, size_t stride, size_t heads, size_t dh,
+                      float* out);
+
 }  // namespace tformer::ops

@@ -1,6 +1,7 @@
 #include "layers/attention.h"
 
 #include <cmath>
+#include <vector>
 
 #include "kernels/ops.h"
 
@@ -17,20 +18,17 @@ MultiHeadAttention::MultiHeadAttention(Backend& backend, const ModelFile& file, 
       scale_(static_cast<float>(1.0 / std::sqrt(double(d_model / heads)))) {}
 
 void MultiHeadAttention::attend(const float* q, const float* kv, size_t n, size_t stride, float* out,
-                                float* scores, float* weights) const {
-  const size_t dh = size_t(head_dim_);
-  for (int h = 0; h < heads_; ++h) {
-    const float* qh = q + h * dh;
-    const float* kh = kv + h * dh;
-    const float* vh = kv + d_ + h * dh;
-    for (size_t t = 0; t < n; ++t) scores[t] = ops::dot(qh, kh + t * stride, dh) * scale_;
-    ops::softmax_inplace(scores, n);
-    float* oh = out + h * dh;
-    for (size_t i = 0; i < dh; ++i) oh[i] = 0.f;
-    for (size_t t = 0; t < n; ++t) ops::axpy(scores[t], vh + t * stride, oh, dh);
-    if (weights)
-      for (size_t t = 0; t < n; ++t) weights[t] += scores[t] / float(heads_);
-  }
+                                float* weights) const {
+  // Scores of all heads, [head][position]; per thread, as attention runs on the thread pool.
+  thread_local std::vector<float> scores;
+  const size_t heads = size_t(heads_), dh = size_t(head_dim_);
+  scores.resize(heads * n);
+  ops::attention_scores(q, kv, n, stride, heads, dh, scale_, scores.data());
+  for (size_t h = 0; h < heads; ++h) ops::softmax_inplace(&scores[h * n], n);
+  ops::attention_values(scores.data(), kv + d_, n, stride, heads, dh, out);
+  if (weights)
+    for (size_t h = 0; h < heads; ++h)
+      for (size_t t = 0; t < n; ++t) weights[t] += scores[h * n + t] / float(heads_);
 }
 
 }  // namespace tformer

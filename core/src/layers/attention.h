@@ -24,9 +24,9 @@ class MultiHeadAttention {
   int d_model() const { return d_; }
 
   // Attention of one query row q[d] over n rows of [k | v] starting at kv with row stride
-  // `stride` floats; writes the concatenated heads to out[d]. `scores` needs n floats. When
-  // `weights` is given, adds the per-head softmax weights / heads to weights[n] (head average).
-  void attend(const float* q, const float* kv, size_t n, size_t stride, float* out, float* scores,
+  // `stride` floats; writes the concatenated heads to out[d]. When `weights` is given, adds the
+  // per-head softmax weights / heads to weights[n] (head average).
+  void attend(const float* q, const float* kv, size_t n, size_t stride, float* out,
               float* weights = nullptr) const;
 
  private:

@@ -73,8 +73,7 @@ void Decoder::self_block(const Layer& layer, DecoderState::Layer& cache, Decoder
   const size_t row_stride = state.capacity * 2 * d;
   for (size_t r = 0; r < rows; ++r) std::memcpy(&cache.cache[r * row_stride + t * 2 * d], &kv[r * 2 * d], 2 * d * 4);
   backend_.parallel_for(rows, [&](size_t r) {
-    std::vector<float> scores(t + 1);
-    layer.self_attn.attend(&q_[r * d], &cache.cache[r * row_stride], t + 1, 2 * d, &heads_[r * d], scores.data());
+    layer.self_attn.attend(&q_[r * d], &cache.cache[r * row_stride], t + 1, 2 * d, &heads_[r * d]);
   });
   layer.self_attn.output()(heads_.data(), rows, result);
 }
@@ -88,10 +87,9 @@ void Decoder::cross_block(const Layer& layer, const DecoderState::Layer& cache, 
   backend_.parallel_for(rows, [&](size_t r) {
     const size_t b = size_t(state.row_sentence[r]);
     const size_t n = size_t(state.source_lengths[b]);
-    std::vector<float> scores(n);
     float* weights = alignment ? alignment + r * state.memory_stride : nullptr;
     layer.cross_attn.attend(&q_[r * d], &cache.memory[b * state.memory_stride * 2 * d], n, 2 * d, &heads_[r * d],
-                            scores.data(), weights);
+                            weights);
   });
   layer.cross_attn.output()(heads_.data(), rows, result);
 }

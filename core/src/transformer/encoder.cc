@@ -35,8 +35,7 @@ void Encoder::self_attention(const Layer& layer, const float* query_in, const fl
   backend_.parallel_for(rows, [&](size_t r) {
     const size_t b = size_t(std::upper_bound(starts.begin(), starts.end(), r) - starts.begin()) - 1;
     const size_t n = starts[b + 1] - starts[b];
-    std::vector<float> scores(n);
-    layer.self_attn.attend(&q[r * d], &kv[starts[b] * 2 * d], n, 2 * d, &heads[r * d], scores.data());
+    layer.self_attn.attend(&q[r * d], &kv[starts[b] * 2 * d], n, 2 * d, &heads[r * d]);
   });
   layer.self_attn.output()(heads.data(), rows, result);
 }
