@@ -83,18 +83,21 @@ void Search::consume_logits() {
     const size_t k = candidates_per_row(), stride = 3 + 2 * k, rows = rows_.size();
     const int unk = config_.suppress_unk ? config_.unk_id : -1;
     candidates_.resize(rows * stride);
-    top_.resize(k);
-    for (size_t r = 0; r < rows; ++r) {
+    top_.resize(rows * k);
+    // Rows are independent: on the layers' thread pool, as they would otherwise be the one serial
+    // part of a step (two passes over V per row).
+    decoder_.backend().parallel_for(rows, [&](size_t r) {
       const float* x = &logits_[r * V];
       float* row = &candidates_[r * stride];
+      int* top = &top_[r * k];
       ops::max_and_log_sum_exp(x, V, &row[0], &row[1]);
       row[2] = x[config_.eos_id];
-      const size_t found = ops::top_k(x, V, k, unk, top_.data());
+      const size_t found = ops::top_k(x, V, k, unk, top);
       for (size_t i = 0; i < k; ++i) {
-        row[3 + 2 * i] = i < found ? x[top_[i]] : kNegInf;  // -inf candidates are never taken
-        row[3 + 2 * i + 1] = float(i < found ? top_[i] : config_.eos_id);
+        row[3 + 2 * i] = i < found ? x[top[i]] : kNegInf;  // -inf candidates are never taken
+        row[3 + 2 * i + 1] = float(i < found ? top[i] : config_.eos_id);
       }
-    }
+    });
     return consume_candidates(candidates_.data());
   }
   // With keep_logits (greedy, for the parity tests): the full rows, kept before the rules.

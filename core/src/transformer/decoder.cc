@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "kernels/ops.h"
+#include "util/gather_rows.h"
 
 namespace tformer {
-
 Decoder::Decoder(Backend& backend, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
                  const PositionalEncoding& positions, const Linear& output)
     : backend_(backend), config_(config), embedding_(embedding), positions_(positions), output_(output) {
@@ -169,11 +169,15 @@ void Decoder::select_rows(DecoderState& state, const std::vector<int>& parents) 
     }
     if (!cache.cache.empty()) {
       // Only the `used` positions are copied; the rest of each row is never read.
-      RawBuffer<float>& next = cache.spare;
-      next.ensure(n * row_stride);
-      for (size_t i = 0; i < n; ++i)
-        std::memcpy(&next[i * row_stride], &cache.cache[size_t(parents[i]) * row_stride], used * 4);
-      cache.cache.swap(next);
+      if (n <= state.rows) {  // the buffer already holds n rows
+        gather_rows_in_place(cache.cache.data(), state.rows, row_stride, used, parents, cache.spare);
+      } else {
+        RawBuffer<float>& next = cache.spare;
+        next.ensure(n * row_stride);
+        for (size_t i = 0; i < n; ++i)
+          std::memcpy(&next[i * row_stride], &cache.cache[size_t(parents[i]) * row_stride], used * 4);
+        cache.cache.swap(next);
+      }
     }
   }
   state.rows = n;

@@ -56,6 +56,8 @@ class Decoder {
                    std::vector<float>* alignment = nullptr) const;
   // The output projection: logits [rows, vocab] of hidden states [rows, d_model].
   void project(const float* hidden, size_t rows, float* logits) const;
+  // The backend the layers run on (its thread pool also serves the search's per-row work).
+  Backend& backend() const { return backend_; }
   // Keeps rows parents[0..n): new row i continues old row parents[i].
   void select_rows(DecoderState& state, const std::vector<int>& parents) const;
 
