@@ -26,18 +26,21 @@ Encoder::Encoder(Backend& backend, const ModelFile& file, const ModelConfig& con
 // the longest sentence of a length-sorted batch had doubled the encoder's matrix products (100
 // Multi30k sentences: 1800 tokens padded to 4500 rows).
 void Encoder::self_attention(const Layer& layer, const float* query_in, const float* kv_in,
-                             const std::vector<size_t>& starts, float* result) const {
+                             const std::vector<size_t>& starts, Scratch& scratch, float* result) const {
   const size_t rows = starts.back(), d = size_t(config_.d_model);
-  std::vector<float> q(rows * d), kv(rows * 2 * d), heads(rows * d);
-  layer.self_attn.query()(query_in, rows, q.data());
-  layer.self_attn.key_value()(kv_in, rows, kv.data());
+  scratch.q.ensure(rows * d);
+  scratch.kv.ensure(rows * 2 * d);
+  scratch.heads.ensure(rows * d);
+  float *q = scratch.q.data(), *kv = scratch.kv.data(), *heads = scratch.heads.data();
+  layer.self_attn.query()(query_in, rows, q);
+  layer.self_attn.key_value()(kv_in, rows, kv);
   // One task per token, attending over its own sentence's keys (a key padding mask, implicitly).
   backend_.parallel_for(rows, [&](size_t r) {
     const size_t b = size_t(std::upper_bound(starts.begin(), starts.end(), r) - starts.begin()) - 1;
     const size_t n = starts[b + 1] - starts[b];
     layer.self_attn.attend(&q[r * d], &kv[starts[b] * 2 * d], n, 2 * d, &heads[r * d]);
   });
-  layer.self_attn.output()(heads.data(), rows, result);
+  layer.self_attn.output()(heads, rows, result);
 }
 
 EncoderOutput Encoder::forward(const std::vector<std::vector<int>>& sources) const {
@@ -64,17 +67,19 @@ EncoderOutput Encoder::forward(const std::vector<std::vector<int>>& sources) con
 
   float* x = states.data();
   std::vector<float> normed(rows * d), sub(rows * d), hidden;
+  Scratch scratch;
   const bool pre = config_.norm == Norm::kPre;
   for (const Layer& layer : layers_) {
     if (pre) {
       layer.self_attn_norm(x, rows, normed.data());
-      self_attention(layer, normed.data(), config_.prenorm_raw_self_kv ? x : normed.data(), starts, sub.data());
+      self_attention(layer, normed.data(), config_.prenorm_raw_self_kv ? x : normed.data(), starts, scratch,
+                     sub.data());
       ops::add_inplace(x, sub.data(), rows * d);
       layer.ffn_norm(x, rows, normed.data());
       layer.ffn(normed.data(), rows, sub.data(), hidden);
       ops::add_inplace(x, sub.data(), rows * d);
     } else {
-      self_attention(layer, x, x, starts, sub.data());
+      self_attention(layer, x, x, starts, scratch, sub.data());
       ops::add_inplace(x, sub.data(), rows * d);
       layer.self_attn_norm(x, rows, x);
       layer.ffn(x, rows, sub.data(), hidden);

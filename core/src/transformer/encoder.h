@@ -10,6 +10,7 @@
 #include "layers/layer_norm.h"
 #include "layers/positional_encoding.h"
 #include "model/config.h"
+#include "util/raw_buffer.h"
 
 namespace tformer {
 
@@ -36,8 +37,13 @@ class Encoder {
     FeedForward ffn;
     LayerNorm ffn_norm;
   };
+  // Buffers every layer overwrites before reading: allocated once per batch, not per layer, and
+  // never zero-filled (rows * 4 d floats per layer had been zeroed only to be overwritten).
+  struct Scratch {
+    RawBuffer<float> q, kv, heads;
+  };
   void self_attention(const Layer& layer, const float* query_in, const float* kv_in,
-                      const std::vector<size_t>& starts, float* result) const;
+                      const std::vector<size_t>& starts, Scratch& scratch, float* result) const;
 
   Backend& backend_;
   const ModelConfig& config_;
