@@ -8,6 +8,7 @@
 #include "util/gather_rows.h"
 
 namespace tformer {
+
 Decoder::Decoder(Backend& backend, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
                  const PositionalEncoding& positions, const Linear& output)
     : backend_(backend), config_(config), embedding_(embedding), positions_(positions), output_(output) {
