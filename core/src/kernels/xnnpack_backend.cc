@@ -119,10 +119,12 @@ class XnnpackBackend : public Backend {
     if (quantized_.size() < rows * in + XNN_EXTRA_BYTES) quantized_.resize(rows * in + XNN_EXTRA_BYTES);
     if (row_params_.size() < rows + XNN_EXTRA_QUANTIZATION_PARAMS)
       row_params_.resize(rows + XNN_EXTRA_QUANTIZATION_PARAMS);
-    check(xnn_reshape_convert_nc_f32_qd8(p.convert_, rows, in, in, in, pool_), "f32 -> qd8 convert reshape");
+    // The quantization runs on the calling thread: one pass over rows x in floats costs less than
+    // waking the pool's threads for it (a decoder step has ~15 int8 products of a few hundred rows).
+    check(xnn_reshape_convert_nc_f32_qd8(p.convert_, rows, in, in, in, nullptr), "f32 -> qd8 convert reshape");
     check(xnn_setup_convert_nc_f32_qd8(p.convert_, x, quantized_.data(), row_params_.data()),
           "f32 -> qd8 convert setup");
-    check(xnn_run_operator(p.convert_, pool_), "f32 -> qd8 convert run");
+    check(xnn_run_operator(p.convert_, nullptr), "f32 -> qd8 convert run");
     check(xnn_reshape_fully_connected_nc_qd8_f32_qc8w(p.fc_, rows, pool_), "int8 fully-connected reshape");
     check(xnn_setup_fully_connected_nc_qd8_f32_qc8w(p.fc_, quantized_.data(), y, row_params_.data()),
           "int8 fully-connected setup");
