@@ -162,3 +162,36 @@ TEST_CASE("parallel_for visits every index exactly once", "[backend]") {
     for (auto& s : seen) REQUIRE(s.load() == 1);
   }
 }
+
+TEST_CASE("the relu output clamp of f32 and int8 products equals max(0, product)", "[backend]") {
+  const int threads = GENERATE(1, 2);
+  CAPTURE(threads);
+  auto reference = make_reference_backend();
+  auto xnnpack = make_xnnpack_backend(threads);
+  std::mt19937 rng(99);
+  const size_t rows = 37, in = 64, out = 150;
+  const auto w = random_vector(in * out, rng), b = random_vector(out, rng), x = random_vector(rows * in, rng);
+  std::vector<int8_t> q;
+  std::vector<float> scales;
+  quantize_rows(w, in, out, q, scales);
+  for (Backend* backend : {reference.get(), xnnpack.get()}) {
+    for (bool int8 : {false, true}) {
+      CAPTURE(backend->name(), int8);
+      auto plain = int8 ? backend->pack_linear_int8(q.data(), scales.data(), b.data(), in, out)
+                        : backend->pack_linear(w.data(), b.data(), in, out);
+      auto clamped = int8 ? backend->pack_linear_int8(q.data(), scales.data(), b.data(), in, out, /*relu=*/true)
+                          : backend->pack_linear(w.data(), b.data(), in, out, /*relu=*/true);
+      CHECK(clamped->relu());
+      CHECK_FALSE(plain->relu());
+      std::vector<float> y(rows * out), yc(rows * out);
+      backend->linear(*plain, x.data(), rows, y.data());
+      backend->linear(*clamped, x.data(), rows, yc.data());
+      size_t negatives = 0;
+      for (size_t i = 0; i < y.size(); ++i) {
+        negatives += y[i] < 0.f;
+        REQUIRE(yc[i] == std::max(y[i], 0.f));  // exact: the clamp only replaces negatives
+      }
+      CHECK(negatives > y.size() / 4);  // the case really exercises the clamp
+    }
+  }
+}

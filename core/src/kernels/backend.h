@@ -15,15 +15,16 @@ namespace tformer {
 // Weights of one fully-connected layer in a backend's own layout. Opaque to layers.
 class PackedLinear {
  public:
-  PackedLinear(size_t in, size_t out, bool int8 = false) : in_(in), out_(out), int8_(int8) {}
+  PackedLinear(size_t in, size_t out, bool int8, bool relu) : in_(in), out_(out), int8_(int8), relu_(relu) {}
   virtual ~PackedLinear() = default;
   size_t in() const { return in_; }
   size_t out() const { return out_; }
   bool int8() const { return int8_; }  // int8 weights, activations quantized per call
+  bool relu() const { return relu_; }  // outputs clamped at zero
 
  private:
   size_t in_, out_;
-  bool int8_;
+  bool int8_, relu_;
 };
 
 class Backend {
@@ -34,14 +35,16 @@ class Backend {
 
   // y = x W^T + b for a weight W stored row-major [out, in] (PyTorch's nn.Linear layout) and an
   // optional bias [out]. The backend copies what it needs: the caller may free W and b after.
-  virtual std::unique_ptr<PackedLinear> pack_linear(const float* w, const float* bias, size_t in,
-                                                    size_t out) = 0;
+  // With `relu`, y = max(0, x W^T + b): the activation of a feed-forward layer applied as the
+  // product's results are stored (XNNPACK's output clamp), instead of another pass over them.
+  virtual std::unique_ptr<PackedLinear> pack_linear(const float* w, const float* bias, size_t in, size_t out,
+                                                    bool relu = false) = 0;
   // The same product with int8 weights q [out, in] and one f32 scale per output row
   // (W ~ q * scale[row], models/FORMAT.md's i8). Each call quantizes the rows of x to int8 with
   // their own scale and zero point (XNNPACK's "qd8", kernels/quantize.h), accumulates in int32 and
   // gives y = acc * row scale * weight scale + b in f32.
   virtual std::unique_ptr<PackedLinear> pack_linear_int8(const int8_t* w, const float* scales, const float* bias,
-                                                         size_t in, size_t out) = 0;
+                                                         size_t in, size_t out, bool relu = false) = 0;
   // x: [rows, in], y: [rows, out], both row-major and not aliased.
   virtual void linear(const PackedLinear& w, const float* x, size_t rows, float* y) = 0;
 

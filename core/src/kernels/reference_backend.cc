@@ -9,15 +9,17 @@ namespace {
 
 class ReferenceLinear : public PackedLinear {
  public:
-  ReferenceLinear(const float* w, const float* b, size_t in, size_t out)
-      : PackedLinear(in, out), w_(w, w + in * out), b_(b ? std::vector<float>(b, b + out) : std::vector<float>()) {}
+  ReferenceLinear(const float* w, const float* b, size_t in, size_t out, bool relu)
+      : PackedLinear(in, out, false, relu),
+        w_(w, w + in * out),
+        b_(b ? std::vector<float>(b, b + out) : std::vector<float>()) {}
   std::vector<float> w_, b_;
 };
 
 class ReferenceLinearInt8 : public PackedLinear {
  public:
-  ReferenceLinearInt8(const int8_t* w, const float* scales, const float* b, size_t in, size_t out)
-      : PackedLinear(in, out, true),
+  ReferenceLinearInt8(const int8_t* w, const float* scales, const float* b, size_t in, size_t out, bool relu)
+      : PackedLinear(in, out, true, relu),
         w_(w, w + in * out),
         scales_(scales, scales + out),
         b_(b ? std::vector<float>(b, b + out) : std::vector<float>()) {}
@@ -30,13 +32,14 @@ class ReferenceBackend : public Backend {
   std::string name() const override { return "reference"; }
   int threads() const override { return 1; }
 
-  std::unique_ptr<PackedLinear> pack_linear(const float* w, const float* b, size_t in, size_t out) override {
-    return std::make_unique<ReferenceLinear>(w, b, in, out);
+  std::unique_ptr<PackedLinear> pack_linear(const float* w, const float* b, size_t in, size_t out,
+                                            bool relu) override {
+    return std::make_unique<ReferenceLinear>(w, b, in, out, relu);
   }
 
   std::unique_ptr<PackedLinear> pack_linear_int8(const int8_t* w, const float* scales, const float* b, size_t in,
-                                                 size_t out) override {
-    return std::make_unique<ReferenceLinearInt8>(w, scales, b, in, out);
+                                                 size_t out, bool relu) override {
+    return std::make_unique<ReferenceLinearInt8>(w, scales, b, in, out, relu);
   }
 
   void linear(const PackedLinear& packed, const float* x, size_t rows, float* y) override {
@@ -49,7 +52,8 @@ class ReferenceBackend : public Backend {
         const float* wr = &p.w_[o * in];
         const float* xr = x + r * in;
         for (size_t i = 0; i < in; ++i) acc += double(xr[i]) * wr[i];
-        y[r * out + o] = static_cast<float>(acc);
+        const float v = static_cast<float>(acc);
+        y[r * out + o] = p.relu() && !(v > 0.f) ? 0.f : v;
       }
     }
   }
@@ -67,7 +71,7 @@ class ReferenceBackend : public Backend {
         for (size_t i = 0; i < in; ++i) acc += (int32_t(q[i]) - rq.zero_point) * int32_t(wr[i]);
         float v = float(acc) * rq.scale * p.scales_[o];
         if (!p.b_.empty()) v += p.b_[o];
-        y[r * out + o] = v;
+        y[r * out + o] = p.relu() && !(v > 0.f) ? 0.f : v;
       }
     }
   }

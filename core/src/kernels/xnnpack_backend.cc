@@ -31,7 +31,7 @@ void initialize_xnnpack() {
 
 class XnnpackLinear : public PackedLinear {
  public:
-  XnnpackLinear(size_t in, size_t out, xnn_operator_t op) : PackedLinear(in, out), op_(op) {}
+  XnnpackLinear(size_t in, size_t out, bool relu, xnn_operator_t op) : PackedLinear(in, out, false, relu), op_(op) {}
   ~XnnpackLinear() override { xnn_delete_operator(op_); }
   xnn_operator_t op_;
 };
@@ -41,8 +41,8 @@ class XnnpackLinear : public PackedLinear {
 // keeps each layer's reshape state apart, like the f32 operators.
 class XnnpackLinearInt8 : public PackedLinear {
  public:
-  XnnpackLinearInt8(size_t in, size_t out, xnn_operator_t convert, xnn_operator_t fc)
-      : PackedLinear(in, out, true), convert_(convert), fc_(fc) {}
+  XnnpackLinearInt8(size_t in, size_t out, bool relu, xnn_operator_t convert, xnn_operator_t fc)
+      : PackedLinear(in, out, true, relu), convert_(convert), fc_(fc) {}
   ~XnnpackLinearInt8() override {
     xnn_delete_operator(convert_);
     xnn_delete_operator(fc_);
@@ -85,23 +85,24 @@ class XnnpackBackend : public Backend {
   std::string name() const override { return "xnnpack"; }
   int threads() const override { return threads_; }
 
-  std::unique_ptr<PackedLinear> pack_linear(const float* w, const float* b, size_t in, size_t out) override {
+  std::unique_ptr<PackedLinear> pack_linear(const float* w, const float* b, size_t in, size_t out,
+                                            bool relu) override {
     xnn_operator_t op = nullptr;
-    check(xnn_create_fully_connected_nc_f32(in, out, in, out, w, b, -INFINITY, INFINITY, 0, nullptr,
+    check(xnn_create_fully_connected_nc_f32(in, out, in, out, w, b, relu ? 0.f : -INFINITY, INFINITY, 0, nullptr,
                                             nullptr, &op),
           "fully-connected creation");
-    return std::make_unique<XnnpackLinear>(in, out, op);
+    return std::make_unique<XnnpackLinear>(in, out, relu, op);
   }
 
   std::unique_ptr<PackedLinear> pack_linear_int8(const int8_t* w, const float* scales, const float* b, size_t in,
-                                                 size_t out) override {
+                                                 size_t out, bool relu) override {
     xnn_operator_t convert = nullptr, fc = nullptr;
     check(xnn_create_convert_nc_f32_qd8(0, &convert), "f32 -> qd8 convert creation");
     const xnn_status status = xnn_create_fully_connected_nc_qd8_f32_qc8w(
-        in, out, in, out, scales, w, b, -INFINITY, INFINITY, 0, nullptr, nullptr, &fc);
+        in, out, in, out, scales, w, b, relu ? 0.f : -INFINITY, INFINITY, 0, nullptr, nullptr, &fc);
     if (status != xnn_status_success) xnn_delete_operator(convert);
     check(status, "int8 fully-connected creation");
-    return std::make_unique<XnnpackLinearInt8>(in, out, convert, fc);
+    return std::make_unique<XnnpackLinearInt8>(in, out, relu, convert, fc);
   }
 
   void linear(const PackedLinear& packed, const float* x, size_t rows, float* y) override {

@@ -6,17 +6,16 @@ namespace tformer {
 
 FeedForward::FeedForward(Backend& backend, const ModelFile& file, const std::string& prefix, int d_model,
                          int ffn_dim, Activation activation)
-    : w1_(backend, file, prefix + ".w1", d_model, ffn_dim),
+    // relu runs inside w1's product (the backend's output clamp); swish is a pass of its own.
+    : w1_(backend, file, prefix + ".w1", d_model, ffn_dim, /*bias=*/true, /*relu=*/activation == Activation::kRelu),
       w2_(backend, file, prefix + ".w2", ffn_dim, d_model),
       activation_(activation) {}
 
-void FeedForward::operator()(const float* x, size_t rows, float* y, std::vector<float>& hidden) const {
-  hidden.resize(rows * w1_.out());
+void FeedForward::operator()(const float* x, size_t rows, float* y, RawBuffer<float>& hidden) const {
+  const size_t n = rows * w1_.out();
+  hidden.ensure(n);
   w1_(x, rows, hidden.data());
-  if (activation_ == Activation::kRelu)
-    ops::relu_inplace(hidden.data(), hidden.size());
-  else
-    ops::swish_inplace(hidden.data(), hidden.size());
+  if (activation_ == Activation::kSwish) ops::swish_inplace(hidden.data(), n);
   w2_(hidden.data(), rows, y);
 }
 

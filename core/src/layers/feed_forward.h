@@ -6,6 +6,7 @@
 
 #include "layers/linear.h"
 #include "model/config.h"
+#include "util/raw_buffer.h"
 
 namespace tformer {
 
@@ -14,8 +15,8 @@ class FeedForward {
   FeedForward() = default;
   FeedForward(Backend& backend, const ModelFile& file, const std::string& prefix, int d_model, int ffn_dim,
               Activation activation);
-  // x, y: [rows, d_model]; hidden: scratch of rows * ffn_dim floats.
-  void operator()(const float* x, size_t rows, float* y, std::vector<float>& hidden) const;
+  // x, y: [rows, d_model]; hidden: scratch, grown to rows * ffn_dim floats (never read before written).
+  void operator()(const float* x, size_t rows, float* y, RawBuffer<float>& hidden) const;
 
  private:
   Linear w1_, w2_;

@@ -9,16 +9,16 @@ Linear::Linear(Backend& backend, const int8_t* w, const float* scales, const flo
     : backend_(&backend), packed_(backend.pack_linear_int8(w, scales, b, in, out)) {}
 
 Linear::Linear(Backend& backend, const ModelFile& file, const std::string& name, size_t in, size_t out,
-               bool bias)
+               bool bias, bool relu)
     : backend_(&backend) {
   const std::vector<int64_t> shape = {int64_t(out), int64_t(in)};
   const std::vector<float> b = bias ? file.floats(name + ".bias", {int64_t(out)}) : std::vector<float>();
   if (file.is_int8(name + ".weight")) {
     const ModelFile::Int8Rows w = file.int8_rows(name + ".weight", shape);
-    packed_ = backend.pack_linear_int8(w.values, w.scales.data(), bias ? b.data() : nullptr, in, out);
+    packed_ = backend.pack_linear_int8(w.values, w.scales.data(), bias ? b.data() : nullptr, in, out, relu);
   } else {
     const std::vector<float> w = file.floats(name + ".weight", shape);
-    packed_ = backend.pack_linear(w.data(), bias ? b.data() : nullptr, in, out);
+    packed_ = backend.pack_linear(w.data(), bias ? b.data() : nullptr, in, out, relu);
   }
 }
 

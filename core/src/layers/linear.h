@@ -14,9 +14,9 @@ class Linear {
  public:
   Linear() = default;
   // Loads `<name>.weight` [out, in] and, when `bias`, `<name>.bias` [out]. An i8 weight stays
-  // int8 (the backend's int8 path); f32 and f16 ones run in f32.
+  // int8 (the backend's int8 path); f32 and f16 ones run in f32. `relu`: y = max(0, x W^T + b).
   Linear(Backend& backend, const ModelFile& file, const std::string& name, size_t in, size_t out,
-         bool bias = true);
+         bool bias = true, bool relu = false);
   // Several layers reading the same input, stacked into one operator (e.g. keys and values):
   // the output row holds each layer's outputs one after another.
   static Linear stacked(Backend& backend, const ModelFile& file, const std::vector<std::string>& names,

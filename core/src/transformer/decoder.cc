@@ -134,7 +134,7 @@ void Decoder::step_hidden(DecoderState& state, const std::vector<int>& tokens, s
       cross_block(layer, cache, state, normed_.data(), out.data(), align);
       ops::add_inplace(x, out.data(), rows * d);
       layer.ffn_norm(x, rows, normed_.data());
-      layer.ffn(normed_.data(), rows, out.data(), hidden_);
+      layer.ffn(normed_.data(), rows, out.data(), ffn_hidden_);
       ops::add_inplace(x, out.data(), rows * d);
     } else {
       self_block(layer, cache, state, x, x, out.data());
@@ -143,7 +143,7 @@ void Decoder::step_hidden(DecoderState& state, const std::vector<int>& tokens, s
       cross_block(layer, cache, state, x, out.data(), align);
       ops::add_inplace(x, out.data(), rows * d);
       layer.cross_attn_norm(x, rows, x);
-      layer.ffn(x, rows, out.data(), hidden_);
+      layer.ffn(x, rows, out.data(), ffn_hidden_);
       ops::add_inplace(x, out.data(), rows * d);
       layer.ffn_norm(x, rows, x);
     }

@@ -86,6 +86,7 @@ class Decoder {
   std::vector<Layer> layers_;
   LayerNorm final_norm_;
   mutable std::vector<float> x_, normed_, sub_, q_, heads_, hidden_, last_;
+  mutable RawBuffer<float> ffn_hidden_;  // the feed-forward's rows * ffn_dim, overwritten before read
 };
 
 }  // namespace tformer

@@ -66,7 +66,7 @@ EncoderOutput Encoder::forward(const std::vector<std::vector<int>>& sources) con
   }
 
   float* x = states.data();
-  std::vector<float> normed(rows * d), sub(rows * d), hidden;
+  std::vector<float> normed(rows * d), sub(rows * d);
   Scratch scratch;
   const bool pre = config_.norm == Norm::kPre;
   for (const Layer& layer : layers_) {
@@ -76,13 +76,13 @@ EncoderOutput Encoder::forward(const std::vector<std::vector<int>>& sources) con
                      sub.data());
       ops::add_inplace(x, sub.data(), rows * d);
       layer.ffn_norm(x, rows, normed.data());
-      layer.ffn(normed.data(), rows, sub.data(), hidden);
+      layer.ffn(normed.data(), rows, sub.data(), scratch.ffn_hidden);
       ops::add_inplace(x, sub.data(), rows * d);
     } else {
       self_attention(layer, x, x, starts, scratch, sub.data());
       ops::add_inplace(x, sub.data(), rows * d);
       layer.self_attn_norm(x, rows, x);
-      layer.ffn(x, rows, sub.data(), hidden);
+      layer.ffn(x, rows, sub.data(), scratch.ffn_hidden);
       ops::add_inplace(x, sub.data(), rows * d);
       layer.ffn_norm(x, rows, x);
     }

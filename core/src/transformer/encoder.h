@@ -41,6 +41,7 @@ class Encoder {
   // never zero-filled (rows * 4 d floats per layer had been zeroed only to be overwritten).
   struct Scratch {
     RawBuffer<float> q, kv, heads;
+    RawBuffer<float> ffn_hidden;  // rows * ffn_dim
   };
   void self_attention(const Layer& layer, const float* query_in, const float* kv_in,
                       const std::vector<size_t>& starts, Scratch& scratch, float* result) const;
