@@ -1,9 +1,11 @@
 // Layer normalisation with learned scale and bias.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "kernels/backend.h"
 #include "kernels/ops.h"
 #include "model/model_file.h"
 
@@ -18,6 +20,18 @@ class LayerNorm {
         eps_(eps) {}
   void operator()(const float* x, size_t rows, float* y) const {
     ops::layer_norm(x, rows, gamma_.size(), gamma_.data(), beta_.data(), eps_, y);
+  }
+  // Post-norm's "add & norm", x = norm(x + residual), with blocks of rows on the backend's threads:
+  // between two parallel matrix products it would otherwise be serial work (the same arithmetic
+  // per row as add_inplace followed by operator()).
+  void add_and_normalize(Backend& backend, float* x, const float* residual, size_t rows) const {
+    const size_t d = gamma_.size();
+    constexpr size_t kBlock = 16;  // rows per task: enough work to be worth a thread's wake-up
+    backend.parallel_for((rows + kBlock - 1) / kBlock, [&](size_t block) {
+      const size_t begin = block * kBlock, n = std::min(kBlock, rows - begin);
+      ops::add_inplace(x + begin * d, residual + begin * d, n * d);
+      ops::layer_norm(x + begin * d, n, d, gamma_.data(), beta_.data(), eps_, x + begin * d);
+    });
   }
 
  private:

@@ -138,14 +138,11 @@ void Decoder::step_hidden(DecoderState& state, const std::vector<int>& tokens, s
       ops::add_inplace(x, out.data(), rows * d);
     } else {
       self_block(layer, cache, state, x, x, out.data());
-      ops::add_inplace(x, out.data(), rows * d);
-      layer.self_norm(x, rows, x);
+      layer.self_norm.add_and_normalize(backend_, x, out.data(), rows);
       cross_block(layer, cache, state, x, out.data(), align);
-      ops::add_inplace(x, out.data(), rows * d);
-      layer.cross_attn_norm(x, rows, x);
+      layer.cross_attn_norm.add_and_normalize(backend_, x, out.data(), rows);
       layer.ffn(x, rows, out.data(), ffn_hidden_);
-      ops::add_inplace(x, out.data(), rows * d);
-      layer.ffn_norm(x, rows, x);
+      layer.ffn_norm.add_and_normalize(backend_, x, out.data(), rows);
     }
   }
   if (pre) final_norm_(x, rows, x);

@@ -80,11 +80,9 @@ EncoderOutput Encoder::forward(const std::vector<std::vector<int>>& sources) con
       ops::add_inplace(x, sub.data(), rows * d);
     } else {
       self_attention(layer, x, x, starts, scratch, sub.data());
-      ops::add_inplace(x, sub.data(), rows * d);
-      layer.self_attn_norm(x, rows, x);
+      layer.self_attn_norm.add_and_normalize(backend_, x, sub.data(), rows);
       layer.ffn(x, rows, sub.data(), scratch.ffn_hidden);
-      ops::add_inplace(x, sub.data(), rows * d);
-      layer.ffn_norm(x, rows, x);
+      layer.ffn_norm.add_and_normalize(backend_, x, sub.data(), rows);
     }
   }
   if (pre) final_norm_(x, rows, x);
