@@ -2,7 +2,8 @@
 //
 // Keys and values are produced by one stacked operator into rows of [k | v] (2 d floats), the
 // layout of both the encoder's memory and the decoder's key/value cache, so the attention loop
-// reads them in place.
+// reads them in place. A self-attention whose queries, keys and values read the same rows stacks
+// all three: one product per layer and step gives rows of [q | k | v] (3 d floats).
 #pragma once
 
 #include <string>
@@ -13,12 +14,19 @@ namespace tformer {
 
 class MultiHeadAttention {
  public:
+  // kSeparate: queries and keys/values read different rows (cross-attention; a pre-norm
+  // self-attention whose keys read the raw input): query() and key_value(). kShared: one input
+  // for all three (self-attention): query_key_value().
+  enum class Inputs { kSeparate, kShared };
+
   MultiHeadAttention() = default;
   MultiHeadAttention(Backend& backend, const ModelFile& file, const std::string& prefix, int d_model,
-                     int heads);
+                     int heads, Inputs inputs);
 
-  const Linear& query() const { return q_; }
-  const Linear& key_value() const { return kv_; }
+  bool shared_inputs() const { return inputs_ == Inputs::kShared; }
+  const Linear& query() const { return q_; }              // kSeparate: rows of q (d floats)
+  const Linear& key_value() const { return kv_; }         // kSeparate: rows of [k | v]
+  const Linear& query_key_value() const { return qkv_; }  // kShared: rows of [q | k | v]
   const Linear& output() const { return o_; }
   int heads() const { return heads_; }
   int d_model() const { return d_; }
@@ -30,7 +38,8 @@ class MultiHeadAttention {
               float* weights = nullptr) const;
 
  private:
-  Linear q_, kv_, o_;
+  Inputs inputs_ = Inputs::kSeparate;
+  Linear q_, kv_, qkv_, o_;
   int d_ = 0, heads_ = 0, head_dim_ = 0;
   float scale_ = 1.f;
 };

@@ -14,6 +14,9 @@ Decoder::Decoder(Backend& backend, const ModelFile& file, const ModelConfig& con
     : backend_(backend), config_(config), embedding_(embedding), positions_(positions), output_(output) {
   const int d = config.d_model;
   const float eps = config.layer_norm_eps;
+  const auto self_inputs = config.norm == Norm::kPre && config.prenorm_raw_self_kv
+                               ? MultiHeadAttention::Inputs::kSeparate
+                               : MultiHeadAttention::Inputs::kShared;
   for (int i = 0; i < config.decoder_layers; ++i) {
     const std::string p = "decoder.layers." + std::to_string(i);
     Layer layer;
@@ -21,10 +24,11 @@ Decoder::Decoder(Backend& backend, const ModelFile& file, const ModelConfig& con
       layer.ssru = Ssru(backend, file, p + ".ssru", d);
       layer.self_norm = LayerNorm(file, p + ".ssru_norm", d, eps);
     } else {
-      layer.self_attn = MultiHeadAttention(backend, file, p + ".self_attn", d, config.heads);
+      layer.self_attn = MultiHeadAttention(backend, file, p + ".self_attn", d, config.heads, self_inputs);
       layer.self_norm = LayerNorm(file, p + ".self_attn_norm", d, eps);
     }
-    layer.cross_attn = MultiHeadAttention(backend, file, p + ".cross_attn", d, config.heads);
+    layer.cross_attn =
+        MultiHeadAttention(backend, file, p + ".cross_attn", d, config.heads, MultiHeadAttention::Inputs::kSeparate);
     layer.cross_attn_norm = LayerNorm(file, p + ".cross_attn_norm", d, eps);
     layer.ffn = FeedForward(backend, file, p + ".ffn", d, config.ffn_dim, config.activation);
     layer.ffn_norm = LayerNorm(file, p + ".ffn_norm", d, eps);
@@ -65,16 +69,34 @@ void Decoder::self_block(const Layer& layer, DecoderState::Layer& cache, Decoder
     layer.ssru.step(query_in, rows, cache.state.data(), result, hidden_);
     return;
   }
-  q_.resize(rows * d);
+  const MultiHeadAttention& attn = layer.self_attn;
   heads_.resize(rows * d);
-  std::vector<float>& kv = sub_;  // free at this point; holds this position's [k | v] rows
-  kv.resize(rows * 2 * d);
-  layer.self_attn.query()(query_in, rows, q_.data());
-  layer.self_attn.key_value()(kv_in, rows, kv.data());
+  // This position's projections: rows of [q | k | v] in one product when the inputs are shared,
+  // else q in q_ and [k | v] rows in sub_ (free at this point).
+  std::vector<float>& projected = sub_;
+  const float *q, *kv;
+  size_t q_stride, kv_stride;
+  if (attn.shared_inputs()) {
+    projected.resize(rows * 3 * d);
+    attn.query_key_value()(query_in, rows, projected.data());
+    q = projected.data();
+    kv = q + d;
+    q_stride = kv_stride = 3 * d;
+  } else {
+    q_.resize(rows * d);
+    projected.resize(rows * 2 * d);
+    attn.query()(query_in, rows, q_.data());
+    attn.key_value()(kv_in, rows, projected.data());
+    q = q_.data();
+    kv = projected.data();
+    q_stride = d;
+    kv_stride = 2 * d;
+  }
   const size_t row_stride = state.capacity * 2 * d;
-  for (size_t r = 0; r < rows; ++r) std::memcpy(&cache.cache[r * row_stride + t * 2 * d], &kv[r * 2 * d], 2 * d * 4);
+  for (size_t r = 0; r < rows; ++r)
+    std::memcpy(&cache.cache[r * row_stride + t * 2 * d], &kv[r * kv_stride], 2 * d * sizeof(float));
   backend_.parallel_for(rows, [&](size_t r) {
-    layer.self_attn.attend(&q_[r * d], &cache.cache[r * row_stride], t + 1, 2 * d, &heads_[r * d]);
+    attn.attend(&q[r * q_stride], &cache.cache[r * row_stride], t + 1, 2 * d, &heads_[r * d]);
   });
   layer.self_attn.output()(heads_.data(), rows, result);
 }

@@ -40,7 +40,7 @@ class Encoder {
   // Buffers every layer overwrites before reading: allocated once per batch, not per layer, and
   // never zero-filled (rows * 4 d floats per layer had been zeroed only to be overwritten).
   struct Scratch {
-    RawBuffer<float> q, kv, heads;
+    RawBuffer<float> q, kv, heads;  // kv holds [q | k | v] rows when the attention's inputs are shared
     RawBuffer<float> ffn_hidden;  // rows * ffn_dim
   };
   void self_attention(const Layer& layer, const float* query_in, const float* kv_in,
