@@ -24,11 +24,15 @@ replace_once("${xnn}" [[^(Android|Darwin|iOS|Linux|Windows|CYGWIN|MSYS|QURT)$]]
 # 3. No cpuinfo on the web (header-only stand-in).
 replace_once("${xnn}" "IF(XNNPACK_TARGET_PROCESSOR MATCHES \"Hexagon\")\n  ADD_COMPILE_DEFINITIONS(\"XNN_ENABLE_CPUINFO=0\")"
                       "IF(XNNPACK_TARGET_PROCESSOR MATCHES \"Hexagon|wasm\")\n  ADD_COMPILE_DEFINITIONS(\"XNN_ENABLE_CPUINFO=0\")")
-# 4. The wasm and wasm SIMD microkernels join the production set.
+# 4. The wasm and wasm SIMD microkernels join the production set; in a build with relaxed SIMD
+#    (-mrelaxed-simd, whose gemm configs call them) the relaxed-SIMD microkernels too.
 replace_once("${xnn}" [[SET(ALL_MICROKERNEL_SRCS ${PROD_MICROKERNEL_SRCS} ${NON_PROD_MICROKERNEL_SRCS})]]
 [[IF(XNNPACK_TARGET_PROCESSOR STREQUAL "wasm")
   LIST(APPEND PROD_MICROKERNEL_SRCS ${PROD_WASM_MICROKERNEL_SRCS} ${PROD_WASMSIMD_MICROKERNEL_SRCS})
   LIST(APPEND NON_PROD_MICROKERNEL_SRCS ${NON_PROD_WASM_MICROKERNEL_SRCS} ${NON_PROD_WASMSIMD_MICROKERNEL_SRCS})
+  IF(CMAKE_C_FLAGS MATCHES "-mrelaxed-simd")
+    LIST(APPEND PROD_MICROKERNEL_SRCS ${PROD_WASMRELAXEDSIMD_MICROKERNEL_SRCS})
+  ENDIF()
 ENDIF()
 SET(ALL_MICROKERNEL_SRCS ${PROD_MICROKERNEL_SRCS} ${NON_PROD_MICROKERNEL_SRCS})]])
 

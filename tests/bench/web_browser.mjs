@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 // The npm package in headless Chromium against the native CLI on the same model and input:
 // load time (network, then Cache API), one batch of all lines (sentences/s, target tokens/s) and
-// single-line latency, for the threaded build (page with COOP/COEP; 1 and 2 threads) and the
-// single-threaded build (page without them). Prints a table; --json writes the figures.
+// single-line latency, for the threaded build (page with COOP/COEP; 1 and 2 threads), its
+// relaxed-SIMD form (when web/dist holds it) and the single-threaded build (page without them).
+// Prints a table; --json writes the figures.
 //
 //   node tests/bench/web_browser.mjs -m MODEL.tfm [-i LINES.txt] [--threads 1,2] [--json OUT]
 //
 // Needs web/dist (npm run build in web/), build/tformer, /usr/bin/chromium, web/node_modules.
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { createReadStream, readFileSync, statSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -81,7 +82,9 @@ async function measure({ lines, variant, threads }) {
 
 const { chromium } = createRequire(path.join(root, 'web', 'package.json'))('playwright-core');
 const rows = [];
-for (const [isolation, variant, threadList] of [[true, 'threaded', threadCounts], [false, 'single', [1]]]) {
+const relaxedBuilt = existsSync(path.join(root, 'web', 'dist', 'tformer-mtr.wasm'));
+const runs = [[true, 'threaded', threadCounts], ...(relaxedBuilt ? [[true, 'relaxed', threadCounts]] : []), [false, 'single', [1]]];
+for (const [isolation, variant, threadList] of runs) {
   const server = await serve(isolation);
   const profile = mkdtempSync(path.join(tmpdir(), 'tformer-bench-'));
   const browser = await chromium.launchPersistentContext(profile, {

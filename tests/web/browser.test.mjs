@@ -1,6 +1,7 @@
 // The demo page end to end in headless Chromium (npm playwright-core driving Debian's chromium):
 // open it, wait for the model, type a sentence, compare the translation with the native CLI's,
-// check the alignment heat map, take screenshots; once served with COOP/COEP (threaded build)
+// check the alignment heat map, take screenshots; once served with COOP/COEP (threaded build, or
+// its relaxed-SIMD form when web/dist holds it: Chromium validates relaxed SIMD)
 // and once without (single-threaded fallback). Also: a second visit downloads no model, the page
 // works offline after the first visit, a damaged cached model is refused and downloaded again,
 // the main thread keeps running during a long translation,
@@ -43,7 +44,8 @@ async function waitForState(page, state, timeout = 120_000) {
 }
 
 for (const isolation of [true, false]) {
-  const mode = isolation ? 'threaded' : 'single';
+  const relaxedBuilt = existsSync(path.join(webDir, 'dist', 'tformer-mtr.wasm'));
+  const mode = isolation ? (relaxedBuilt ? 'relaxed' : 'threaded') : 'single';
   test(`demo in Chromium, ${isolation ? 'with' : 'without'} COOP/COEP: ${mode} build`, { timeout: 600_000 }, async (t) => {
     assert.deepEqual(problems, [], problems.join('; '));
     requireDist();
@@ -74,7 +76,7 @@ for (const isolation of [true, false]) {
       assert.equal(info.load.fromCache, false);
       assert.equal(modelRequests(server.requests), 1, 'the model was downloaded once');
       const engineText = await page.textContent('#engine');
-      assert.match(engineText, new RegExp(`backend: wasm \\(xnnpack\\), ${isolation ? 'threaded' : 'single-threaded'} build`));
+      assert.match(engineText, new RegExp(`backend: wasm \\(xnnpack\\), ${{ relaxed: 'relaxed-SIMD', threaded: 'threaded', single: 'single-threaded' }[mode]} build`));
 
       // Type a sentence (key by key: the debounce cancels stale requests); compare with the CLI.
       const entry = server.registry.models.find((m) => m.id === info.model.name) ?? server.registry.models[0];

@@ -94,6 +94,35 @@ test('chooseEngine: variant, threads and backend from the environment', () => {
   // the rule of 'auto' with fake adapters: tests/web/select.test.mjs
 });
 
+test('chooseEngine: the relaxed-SIMD build where relaxed SIMD validates and threads are possible', () => {
+  const isolated = { crossOriginIsolated: true, sharedArrayBuffer: true, hardwareConcurrency: 4, webgpu: false };
+  let c = pkg.chooseEngine({}, { ...isolated, relaxedSimd: true });
+  assert.deepEqual([c.variant, c.threads, c.warnings], ['relaxed', 4, []]);
+  c = pkg.chooseEngine({}, { ...isolated, relaxedSimd: false });
+  assert.deepEqual([c.variant, c.warnings], ['threaded', []]);
+  c = pkg.chooseEngine({ variant: 'threaded' }, { ...isolated, relaxedSimd: true });
+  assert.deepEqual([c.variant, c.warnings], ['threaded', []]);  // asked for: kept
+  c = pkg.chooseEngine({ variant: 'relaxed' }, { ...isolated, relaxedSimd: false });
+  assert.equal(c.variant, 'threaded');
+  assert.match(c.warnings[0], /does not validate relaxed SIMD; using the threaded build/);
+  c = pkg.chooseEngine({ variant: 'relaxed' }, { ...isolated, crossOriginIsolated: false, relaxedSimd: true });
+  assert.equal(c.variant, 'single');
+  assert.match(c.warnings[0], /the relaxed build needs SharedArrayBuffer/);
+  c = pkg.chooseEngine({}, { ...isolated, crossOriginIsolated: false, relaxedSimd: true });
+  assert.deepEqual([c.variant, c.warnings], ['single', []]);
+});
+
+test('detectEnvironment: node 20 does not validate relaxed SIMD, so the threaded build runs', async () => {
+  const { detectEnvironment } = await import('../../web/src/environment.js');
+  const env = detectEnvironment();
+  // V8 11.3 (node 20) rejects relaxed-SIMD opcodes unless --experimental-wasm-relaxed-simd; a
+  // newer node would say yes, and that is fine too: only the answer's type is fixed here.
+  assert.equal(typeof env.relaxedSimd, 'boolean');
+  if (Number(process.versions.node.split('.')[0]) === 20) assert.equal(env.relaxedSimd, false);
+  const t = await create({ model: fixtureBytes('marian') });
+  assert.equal(t.info.variant, env.relaxedSimd ? 'relaxed' : 'threaded');
+});
+
 test('result shape: tokens, score, timings, alignment ready to draw', async () => {
   const t = await create({ model: fixturePath('marian') });
   const g = golden('marian');

@@ -52,7 +52,7 @@ function onProgress(event) {
   } else if (event.phase === 'refetch') {
     ui.progressText.textContent = 'the cached model was outdated or damaged: downloading it again';
   } else if (event.phase === 'starting') {
-    ui.progressText.textContent = `starting the engine (${event.variant === 'threaded' ? `${event.threads} threads` : 'single thread'})`;
+    ui.progressText.textContent = `starting the engine (${event.variant === 'single' ? 'single thread' : `${event.threads} threads`})`;
   }
 }
 
@@ -73,7 +73,8 @@ function describeCompute(info) {
 }
 
 function describeEngine(info) {
-  const build = info.variant === 'threaded' ? 'threaded build (SIMD + threads)' : 'single-threaded build (SIMD)';
+  const build = { relaxed: 'relaxed-SIMD build (relaxed SIMD + threads)', threaded: 'threaded build (SIMD + threads)' }[info.variant] ??
+    'single-threaded build (SIMD)';
   const source = info.load.fromCache ? 'from cache' : 'downloaded';
   ui.engine.textContent = `backend: ${info.backend} (${info.engine}), ${build}, ${info.threads} thread${info.threads > 1 ? 's' : ''}` +
     ` | model ${info.model.name ?? ''} ${mib(info.load.bytes)} ${source}, ready in ${Math.round(info.load.totalMs)} ms` +

@@ -4,7 +4,7 @@
 // tformer-wasm keeps them in the Cache API itself, checked against their sha256.
 // Registered with scope /web/ (the page, the package's Worker in ../src and the wasm in ../dist);
 // a scope above the script's folder needs the Service-Worker-Allowed header (scripts/serve.mjs).
-const CACHE = 'tformer-demo-v2';
+const CACHE = 'tformer-demo-v3';
 const PRECACHE = [
   './', 'demo.js', 'demo.css', 'heatmap.js', 'registry.json',
   '../src/index.js', '../src/translator.js', '../src/environment.js', '../src/select.js', '../src/options.js',
@@ -17,11 +17,14 @@ const PRECACHE = [
   '../dist/tformer-mt.mjs', '../dist/tformer-mt.wasm', '../dist/tformer-mt.worker.js',
   '../dist/tformer-st.mjs', '../dist/tformer-st.wasm',
 ];
+// The relaxed-SIMD build is optional (web/scripts/build.mjs): kept when the server has it.
+const OPTIONAL = ['../dist/tformer-mtr.mjs', '../dist/tformer-mtr.wasm', '../dist/tformer-mtr.worker.js'];
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
     await cache.addAll(PRECACHE.map((p) => new URL(p, self.location.href).href));
+    await Promise.allSettled(OPTIONAL.map((p) => cache.add(new URL(p, self.location.href).href)));
     await self.skipWaiting();
   })());
 });

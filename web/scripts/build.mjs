@@ -4,12 +4,16 @@
 //   emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release && cmake --build build-wasm -j2
 //
 //   node scripts/build.mjs              copy (from ../build-wasm/wasm, or $TFORMER_WASM_DIR)
+//
+// The relaxed-SIMD variant (tformer-mtr.*, optional: it needs LLVM 19, wasm/RelaxedSimd.cmake)
+// is copied too when ../build-wasm-relaxed/wasm (or $TFORMER_WASM_RELAXED_DIR) holds it; without
+// that build any old copy leaves dist/, and the package loads the threaded build instead.
 //   node scripts/build.mjs --if-needed  copy only what is missing or older than the build; with
 //                                       neither a build nor dist/, run the wasm build first
 //                                       (what `npm run demo` does on a fresh clone)
 //   node scripts/build.mjs --check      only check that dist/ is complete (npm pack runs this)
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +22,8 @@ const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const from = process.env.TFORMER_WASM_DIR || path.resolve(web, '..', 'build-wasm', 'wasm');
 const dist = path.join(web, 'dist');
 export const FILES = ['tformer-mt.mjs', 'tformer-mt.wasm', 'tformer-mt.worker.js', 'tformer-st.mjs', 'tformer-st.wasm'];
+export const RELAXED_FILES = ['tformer-mtr.mjs', 'tformer-mtr.wasm', 'tformer-mtr.worker.js'];
+const relaxedFrom = process.env.TFORMER_WASM_RELAXED_DIR || path.resolve(web, '..', 'build-wasm-relaxed', 'wasm');
 
 // The Emscripten build of the wasm modules only (the tests are left to `cmake --build build-wasm`).
 function buildWasm() {
@@ -49,6 +55,11 @@ export function main(mode) {
       console.error(`web/dist is missing ${missing.join(', ')}: run \`npm run build\` (after building build-wasm)`);
       return 1;
     }
+    const relaxedMissing = RELAXED_FILES.filter((f) => !existsSync(path.join(dist, f)));
+    if (relaxedMissing.length && relaxedMissing.length < RELAXED_FILES.length) {
+      console.error(`web/dist holds part of the relaxed-SIMD build (missing ${relaxedMissing.join(', ')}): run \`npm run build\``);
+      return 1;
+    }
     return 0;
   }
 
@@ -78,10 +89,25 @@ export function main(mode) {
     copyFileSync(src, dst);
     copied++;
   }
+  // The optional relaxed-SIMD variant: all of its files or none.
+  const relaxedBuilt = RELAXED_FILES.every((f) => existsSync(path.join(relaxedFrom, f)));
+  for (const f of RELAXED_FILES) {
+    const src = path.join(relaxedFrom, f), dst = path.join(dist, f);
+    if (!relaxedBuilt) {
+      rmSync(dst, { force: true });
+      continue;
+    }
+    if (mode === '--if-needed' && existsSync(dst) && statSync(dst).mtimeMs >= statSync(src).mtimeMs) continue;
+    copyFileSync(src, dst);
+    copied++;
+  }
+  if (!relaxedBuilt) console.log(`web/dist: no relaxed-SIMD build in ${path.relative(process.cwd(), relaxedFrom) || relaxedFrom} (optional)`);
   // Emscripten's pthread worker script is CommonJS for Node; the package itself is ES modules.
   writeFileSync(path.join(dist, 'package.json'), '{ "type": "commonjs" }\n');
-  const size = FILES.reduce((n, f) => n + statSync(path.join(dist, f)).size, 0);
-  console.log(copied ? `web/dist: ${copied} of ${FILES.length} files copied from ${path.relative(process.cwd(), from) || from} ` +
+  const size = [...FILES, ...(relaxedBuilt ? RELAXED_FILES : [])].reduce((n, f) => n + statSync(path.join(dist, f)).size, 0);
+  const rel = (dir) => path.relative(process.cwd(), dir) || dir;
+  console.log(copied ? `web/dist: ${copied} of ${FILES.length + (relaxedBuilt ? RELAXED_FILES.length : 0)} files copied from ${rel(from)}` +
+    (relaxedBuilt ? ` and ${rel(relaxedFrom)} ` : ' ') +
     `(${(size / 1048576).toFixed(1)} MiB in all)` : 'web/dist: up to date');
   return 0;
 }

@@ -17,7 +17,22 @@ export function detectEnvironment() {
     worker: node ? 'worker_threads' : (typeof Worker === 'function' ? 'web-worker' : null),
     cacheStorage: typeof caches === 'object' && caches !== null ? caches : null,
     webgpu: !!globalThis.navigator?.gpu,
+    relaxedSimd: relaxedSimd(),
   };
+}
+
+// Whether WebAssembly relaxed SIMD validates here (Chrome 114+, Firefox 120+; not node 20). The
+// probe is wasm-feature-detect's (GoogleChromeLabs, Apache-2.0): a function returning
+// i8x16.relaxed_swizzle(i8x16.splat(1), i8x16.splat(2)). Inlined rather than imported so that
+// the package keeps working unbundled (a bare import would need an import map in the demo).
+const RELAXED_SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 15, 1, 13, 0,
+  65, 1, 253, 15, 65, 2, 253, 15, 253, 128, 2, 11]);
+function relaxedSimd() {
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(RELAXED_SIMD_PROBE);
+  } catch {
+    return false;
+  }
 }
 
 let cpuCount = 0;

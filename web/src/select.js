@@ -98,6 +98,7 @@ export function decideBackend({ requested, node, adapter, config }) {
 }
 
 export const VARIANTS = {
+  relaxed: { file: 'tformer-mtr', description: 'relaxed SIMD + threads (needs SharedArrayBuffer and relaxed SIMD)' },
   threaded: { file: 'tformer-mt', description: 'SIMD + threads (needs SharedArrayBuffer)' },
   single: { file: 'tformer-st', description: 'SIMD, single thread' },
 };
@@ -109,7 +110,7 @@ export const MAX_THREADS = 9;
 /**
  * @param {{threads?: number, backend?: string, variant?: string}} options as given to Translator.create
  * @param {ReturnType<import('./environment.js').detectEnvironment>} env
- * @returns {{variant: 'threaded'|'single', threads: number, backend: 'wasm'|'webgpu', requestedBackend: string, warnings: string[]}}
+ * @returns {{variant: 'relaxed'|'threaded'|'single', threads: number, backend: 'wasm'|'webgpu', requestedBackend: string, warnings: string[]}}
  *   backend 'webgpu': a GPU may be used (the engine decides with decideBackend); 'wasm': certain
  */
 export function chooseEngine(options, env) {
@@ -135,13 +136,21 @@ export function chooseEngine(options, env) {
     }
   }
 
+  // The relaxed-SIMD build is the threaded one with faster int8 and f32 kernels: preferred
+  // wherever the browser validates relaxed SIMD (Translator.create falls back to 'threaded' when
+  // the package was built without it).
   const canThread = env.crossOriginIsolated && env.sharedArrayBuffer;
   let variant = options.variant ?? 'auto';
-  if (variant === 'auto') variant = canThread ? 'threaded' : 'single';
-  else if (variant === 'threaded' && !canThread) {
-    variant = 'single';
-    warnings.push('the threaded build needs SharedArrayBuffer (a cross-origin-isolated page: ' +
+  if (variant === 'auto') variant = canThread ? (env.relaxedSimd ? 'relaxed' : 'threaded') : 'single';
+  else if (variant === 'relaxed' && canThread && !env.relaxedSimd) {
+    variant = 'threaded';
+    warnings.push('the relaxed-SIMD build was asked for, but this runtime does not validate relaxed SIMD; ' +
+      'using the threaded build');
+  }
+  if ((variant === 'threaded' || variant === 'relaxed') && !canThread) {
+    warnings.push(`the ${variant} build needs SharedArrayBuffer (a cross-origin-isolated page: ` +
       'COOP same-origin + COEP require-corp); using the single-threaded build');
+    variant = 'single';
   }
 
   let threads;

@@ -20,11 +20,21 @@ export class Translator {
     const env = detectEnvironment();
     if (!env.worker) throw new Error('tformer-wasm needs Web Workers (or Node worker_threads)');
     const choice = chooseEngine(o, env);
-    const files = variantFiles(choice.variant, o.wasmBase);
+    let files = variantFiles(choice.variant, o.wasmBase);
     const progress = o.onProgress ?? (() => {});
     if (o.signal?.aborted) throw abortReason(o.signal);
 
-    const compiling = compileWasm(files.wasm);
+    let compiling = compileWasm(files.wasm);
+    if (choice.variant === 'relaxed') {
+      // A package built without the relaxed-SIMD variant (or a server without its files): the
+      // threaded build does the same work with SIMD128 kernels.
+      compiling = compiling.catch((e) => {
+        choice.warnings.push(`the relaxed-SIMD build could not be loaded (${e.message}); using the threaded build`);
+        choice.variant = 'threaded';
+        files = variantFiles('threaded', o.wasmBase);
+        return compileWasm(files.wasm);
+      });
+    }
     compiling.catch(() => {});
     const model = await loadModel({ ...o }, env);
     const wasmModule = await compiling;

@@ -14,7 +14,7 @@ export type ModelSource = string | URL | ArrayBuffer | ArrayBufferView | Registr
 export type Backend = 'auto' | 'wasm' | 'webgpu';
 
 /** 'threaded': SIMD + threads (needs SharedArrayBuffer: a cross-origin-isolated page, or Node). 'single': SIMD, one thread. */
-export type Variant = 'threaded' | 'single';
+export type Variant = 'relaxed' | 'threaded' | 'single';
 
 /** A Cache API cache, or anything with the same three methods. */
 export interface CacheLike {
@@ -64,7 +64,11 @@ export interface CreateOptions {
   threads?: number;
   /** Default 'auto'. */
   backend?: Backend;
-  /** Default 'auto': 'threaded' when SharedArrayBuffer is usable, else 'single'. */
+  /**
+   * Default 'auto': 'relaxed' (the threaded build with relaxed-SIMD kernels) when SharedArrayBuffer
+   * is usable and the browser validates relaxed SIMD, else 'threaded' when SharedArrayBuffer is
+   * usable, else 'single'.
+   */
   variant?: 'auto' | Variant;
   /** Download progress and load phases. */
   onProgress?: (event: ProgressEvent) => void;
@@ -262,7 +266,11 @@ export function sha256Hex(bytes: BufferSource): Promise<string>;
 export const DEFAULT_CACHE_NAME: string;
 export function chooseEngine(
   options: { threads?: number; backend?: Backend; variant?: 'auto' | Variant },
-  env: { crossOriginIsolated: boolean; sharedArrayBuffer: boolean; hardwareConcurrency: number; webgpu: boolean },
+  env: {
+    crossOriginIsolated: boolean; sharedArrayBuffer: boolean; hardwareConcurrency: number; webgpu: boolean;
+    /** Whether WebAssembly relaxed SIMD validates (absent: no). */
+    relaxedSimd?: boolean;
+  },
 ): {
   variant: Variant;
   threads: number;

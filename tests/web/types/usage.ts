@@ -25,7 +25,7 @@ export async function example(): Promise<string> {
   const rule = decideBackend({ requested: 'auto', node: false, adapter: null, config: { d_model: 512, vocab_size: 32000 } });
   console.log(backend, why, adapter, gpuBytes, rule.backend, AUTO_MIN_PROJECTION);
   const info: TranslatorInfo = t.info;
-  const variant: 'threaded' | 'single' = info.variant;
+  const variant: 'relaxed' | 'threaded' | 'single' = info.variant;
   const one: Translation = await t.translate('Hallo Welt.', { beam: 4, alignment: true, signal: new AbortController().signal });
   const many: Translation[] = await t.translate(['a', 'b']);
   const weights: Float32Array | undefined = one.alignment?.weights;

@@ -1,0 +1,143 @@
+// The relaxed-SIMD build (tformer-mtr, wasm/RelaxedSimd.cmake) in headless Chromium, where relaxed
+// SIMD validates (node 20 cannot run it, so this is its only test): the package picks it on a
+// cross-origin-isolated page, and its translations equal the PyTorch reference's, as the other
+// builds' do: the shipped de->en model (f16 weights, f32 kernels) and its int8 quantization on the
+// regression sentences (greedy and beam 4), and the int8 and f32 fixtures' golden outputs.
+// Without the relaxed build in web/dist, the same page gets the threaded build and a warning.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { repoRoot, webDir, fixturePath, golden, requireDist } from './helpers.mjs';
+
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const RELAXED = ['tformer-mtr.mjs', 'tformer-mtr.wasm', 'tformer-mtr.worker.js'];
+const regression = path.join(repoRoot, 'tests', 'models', 'regression', 'tiny.deen');
+const readLines = (file) => readFileSync(file, 'utf8').split('\n').filter((l) => l.length);
+
+let work, server, base, browser;
+
+// Serves the package (web/src, web/dist) and the models under test, with or without COOP/COEP
+// (?isolated=0 pages get none), and can hide the relaxed build (?norelaxed=1 in the page URL:
+// requests from that page's modules carry its Referer).
+function serve(models) {
+  return new Promise((resolve) => {
+    const s = http.createServer((req, res) => {
+      const url = new URL(req.url, 'http://x');
+      const page = new URL(req.headers.referer ?? req.url, 'http://x');
+      if (page.searchParams.get('isolated') !== '0') {
+        res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+        res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
+      }
+      const p = decodeURIComponent(url.pathname);
+      if (p === '/') return res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>relaxed</title>');
+      let file = models[p];
+      if (!file && /^\/web\/(src|dist)\/[\w./-]+$/.test(p) && !p.includes('..')) file = path.join(repoRoot, p);
+      if (file && page.searchParams.get('norelaxed') === '1' && p.includes('tformer-mtr')) file = null;
+      if (!file || !existsSync(file)) return res.writeHead(404).end();
+      const type = p.endsWith('.wasm') ? 'application/wasm' : /\.m?js$/.test(p) ? 'text/javascript' : 'application/octet-stream';
+      res.writeHead(200, { 'Content-Type': type, 'Content-Length': statSync(file).size });
+      createReadStream(file).pipe(res);
+    });
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  });
+}
+
+// Runs in the page: one translator, its info and the translations of `lines` per beam.
+async function translateInPage({ model, variant, lines, beams }) {
+  const { Translator } = await import('/web/src/index.js');
+  const { detectEnvironment } = await import('/web/src/environment.js');
+  const t = await Translator.create({ model, variant, threads: 2, cache: false });
+  try {
+    const outputs = {};
+    for (const beam of beams) {
+      const results = await t.translate(lines, { beam });
+      outputs[beam] = results.map((r) => ({ text: r.text, tokens: Array.from(r.tokens) }));
+    }
+    return { relaxedSimd: detectEnvironment().relaxedSimd, variant: t.info.variant, warnings: t.info.warnings, outputs };
+  } finally {
+    t.dispose();
+  }
+}
+
+async function inPage(query, args) {
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${base}/${query}`);
+    return await page.evaluate(translateInPage, args);
+  } finally {
+    await page.close();
+  }
+}
+
+before(async () => {
+  requireDist();
+  const missing = RELAXED.filter((f) => !existsSync(path.join(webDir, 'dist', f)));
+  assert.deepEqual(missing, [], 'web/dist lacks the relaxed-SIMD build: build build-wasm-relaxed (README), then `npm run build` in web/');
+  assert.ok(existsSync(CHROMIUM), `no ${CHROMIUM} (apt-get install chromium)`);
+  work = mkdtempSync(path.join(tmpdir(), 'tformer-relaxed-'));
+  // int8 as the regression ctest makes it (deterministic), from the shipped f16 model.
+  const int8 = path.join(work, 'tiny.deen.int8.tfm');
+  execFileSync(path.join(repoRoot, 'models', 'tfm'), ['quantize', path.join(repoRoot, 'models', 'tiny.deen', 'model.tfm'), '-o', int8],
+    { stdio: 'ignore' });
+  server = await serve({
+    '/tiny.deen.f16.tfm': path.join(repoRoot, 'models', 'tiny.deen', 'model.tfm'),
+    '/tiny.deen.int8.tfm': int8,
+    '/marian.tfm': fixturePath('marian'),
+    '/marian-int8.tfm': fixturePath('marian-int8'),
+  });
+  base = `http://127.0.0.1:${server.address().port}`;
+  const { chromium } = createRequire(path.join(webDir, 'package.json'))('playwright-core');
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--headless=new', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+for (const weights of ['f16', 'int8']) {
+  test(`relaxed SIMD in Chromium: the shipped de->en model (${weights}) gives the PyTorch reference's translations`,
+    { timeout: 300_000 }, async () => {
+      const lines = readLines(path.join(regression, 'input.txt'));
+      const r = await inPage('', { model: `/tiny.deen.${weights}.tfm`, variant: 'auto', lines, beams: [1, 4] });
+      assert.equal(r.relaxedSimd, true, 'Chromium validates relaxed SIMD');
+      assert.equal(r.variant, 'relaxed', `auto on an isolated page picks the relaxed build (warnings: ${r.warnings})`);
+      assert.deepEqual(r.outputs[1].map((o) => o.text), readLines(path.join(regression, `expected.${weights}.greedy.txt`)));
+      assert.deepEqual(r.outputs[4].map((o) => o.text), readLines(path.join(regression, `expected.${weights}.beam4.txt`)));
+    });
+}
+
+test('relaxed SIMD in Chromium: the f32 and int8 fixtures give their golden token ids', { timeout: 300_000 }, async () => {
+  for (const name of ['marian', 'marian-int8']) {
+    const g = golden(name);
+    const r = await inPage('', { model: `/${name}.tfm`, variant: 'relaxed', lines: g.sentences.map((s) => s.text), beams: [1] });
+    assert.equal(r.variant, 'relaxed');
+    assert.deepEqual(r.outputs[1].map((o) => o.tokens), g.sentences.map((s) => s.greedy.tokens), name);
+  }
+});
+
+test('relaxed SIMD in Chromium: without the relaxed build on the server, the threaded build runs (with a warning)',
+  { timeout: 300_000 }, async () => {
+    const lines = readLines(path.join(regression, 'input.txt')).slice(0, 2);
+    const r = await inPage('?norelaxed=1', { model: '/tiny.deen.int8.tfm', variant: 'auto', lines, beams: [1] });
+    assert.equal(r.variant, 'threaded');
+    assert.match(r.warnings.join(' '), /the relaxed-SIMD build could not be loaded .*using the threaded build/);
+    assert.deepEqual(r.outputs[1].map((o) => o.text), readLines(path.join(regression, 'expected.int8.greedy.txt')).slice(0, 2));
+  });
+
+test('relaxed SIMD in Chromium: a page without COOP/COEP gets the single-threaded build', { timeout: 300_000 }, async () => {
+  const lines = readLines(path.join(regression, 'input.txt')).slice(0, 2);
+  const r = await inPage('?isolated=0', { model: '/tiny.deen.int8.tfm', variant: 'auto', lines, beams: [1] });
+  assert.equal(r.relaxedSimd, true);
+  assert.equal(r.variant, 'single');
+  assert.deepEqual(r.outputs[1].map((o) => o.text), readLines(path.join(regression, 'expected.int8.greedy.txt')).slice(0, 2));
+});
