@@ -11,11 +11,16 @@
 // int8 rows, with --int8-model (the same weights as int8 .tfm): tformer native and wasm on that file,
 // ONNX Runtime native and wasm on `export-onnx --weights int8` of it (dynamic int8 matmuls), Bergamot
 // with int8shiftAlphaAll on `export-marian --int8` of the f32 model (its production int8 path).
+// Chromium rows (headless Chromium, peers/chromium.mjs), f32 and int8: tformer's npm package with its
+// relaxed-SIMD build (what Chromium gets on an isolated page; node 20 cannot run it) and its threaded
+// SIMD128 build, and onnxruntime-web's wasm build, all in the browser.
 // Every row runs in its own process, one at a time; for each beam and thread count the rows run back to
 // back, so ratios compare runs made under the same machine load. Ratios are tformer / row at the same
 // precision, beam and threads (speed: > 1 means tformer is faster; memory and model bytes: < 1 means
-// tformer is smaller): "x" columns against tformer native, "x wasm" against tformer's wasm build.
-// What is timed: translating the whole file after loading the model and a warm-up on 4 sentences.
+// tformer is smaller): "x" columns against tformer native, "x wasm" against tformer's wasm build (in
+// node: the mt build; in Chromium: the relaxed-SIMD build).
+// What is timed: translating the whole file after loading the model and a warm-up on 4 sentences
+// (Chromium rows: one untimed pass over the file, see peers/chromium.mjs).
 // ONNX Runtime and PyTorch get token ids (tests/bench/peers/ids.py encode) and return ids; tformer
 // (native and wasm) and Bergamot time their own SentencePiece encode/decode too (the meta records
 // what encoding costs in Python, for scale).
@@ -115,6 +120,39 @@ function ortRow(name, label, precision, backend) {
   };
 }
 
+const chromiumAvailable = () => (!existsSync(process.env.CHROMIUM || '/usr/bin/chromium') ? 'no /usr/bin/chromium'
+  : !existsSync(join(repo, 'web', 'node_modules', 'playwright-core')) ? 'web/node_modules/playwright-core missing' : true);
+
+// tformer's npm package in Chromium: variant 'relaxed' (tformer-mtr) or 'threaded' (tformer-mt), from web/dist.
+function tformerChromium(name, label, precision, variant) {
+  const file = join(repo, 'web', 'dist', `${variant === 'relaxed' ? 'tformer-mtr' : 'tformer-mt'}.wasm`);
+  return {
+    name, label, precision,
+    available: (ctx) => (!existsSync(file) ? `${file} missing (wasm build, then npm run build in web/)`
+      : !modelOf(ctx, precision) ? 'no --int8-model' : chromiumAvailable()),
+    run(ctx, cfg) {
+      const out = join(ctx.work, `${name}.t${cfg.threads}.b${cfg.beam}.json`);
+      run('node', [join(peersDir, 'chromium.mjs'), '--engine', 'tformer', '--variant', variant, '--model', modelOf(ctx, precision),
+        '--input', ctx.input, ...peerArgs(ctx, cfg, out)]);
+      return { ...readJson(out), runner: name };
+    },
+  };
+}
+
+function ortChromium(name, label, precision) {
+  const dir = (ctx) => (precision === 'int8' ? ctx.onnxInt8 : ctx.onnx);
+  return {
+    name, label, precision, wasmPeerOf: 'tformer-chromium-relaxed',
+    available: (ctx) => (dir(ctx) === null ? (precision === 'int8' && !ctx.int8Model ? 'no --int8-model' : 'no ONNX export')
+      : chromiumAvailable()),
+    run(ctx, cfg) {
+      const out = join(ctx.work, `${name}.t${cfg.threads}.b${cfg.beam}.json`);
+      run('node', [join(peersDir, 'chromium.mjs'), '--engine', 'ort', '--onnx', dir(ctx), '--ids', ctx.ids, ...peerArgs(ctx, cfg, out)]);
+      return { ...readJson(out), runner: name };
+    },
+  };
+}
+
 function bergamotRow(name, label, precision) {
   const gemm = precision === 'int8' ? 'int8shiftAlphaAll' : 'float32';
   return {
@@ -155,6 +193,12 @@ const RUNNERS = [
   { ...ortRow('ort-node-int8', 'ONNX Runtime native int8', 'int8', 'node') },
   { ...ortRow('ort-web-int8', 'ONNX Runtime wasm int8', 'int8', 'web'), wasm: 'mt' },
   bergamotRow('bergamot-int8', 'Bergamot wasm int8shiftAlphaAll', 'int8'),
+  tformerChromium('tformer-chromium-relaxed', 'tformer Chromium relaxed f32', 'f32', 'relaxed'),
+  tformerChromium('tformer-chromium-mt', 'tformer Chromium mt f32', 'f32', 'threaded'),
+  ortChromium('ort-chromium', 'ONNX Runtime Chromium f32', 'f32'),
+  tformerChromium('tformer-chromium-relaxed-int8', 'tformer Chromium relaxed int8', 'int8', 'relaxed'),
+  tformerChromium('tformer-chromium-mt-int8', 'tformer Chromium mt int8', 'int8', 'threaded'),
+  ortChromium('ort-chromium-int8', 'ONNX Runtime Chromium int8', 'int8'),
 ];
 
 // ---- table ----
@@ -163,13 +207,14 @@ const FIELDS = [
   ['sent/s', (r) => r.sentences_per_s.toFixed(1)],
   ['tok/s', (r) => r.tokens_per_s.toFixed(0)],
   ['ms/sent', (r) => r.ms_per_sentence.toFixed(1)],
-  ['peak MB', (r) => r.peak_rss_mb.toFixed(0)],
+  ['peak MB', (r) => (r.peak_rss_mb === null ? '-' : r.peak_rss_mb.toFixed(0))],
   ['model MB', (r) => (r.model_bytes / 1e6).toFixed(1)],
   // tformer native / this row, same precision, beam and threads.
   ['x tok/s', (r) => (r.ratio ? r.ratio.tokens_per_s.toFixed(2) : '')],
-  ['x peak', (r) => (r.ratio ? r.ratio.peak_rss_mb.toFixed(2) : '')],
+  ['x peak', (r) => (r.ratio && Number.isFinite(r.ratio.peak_rss_mb) ? r.ratio.peak_rss_mb.toFixed(2) : '')],
   ['x model', (r) => (r.ratio ? r.ratio.model_bytes.toFixed(2) : '')],
-  // tformer wasm / this wasm peer, same precision, beam and threads (mt build; st for Bergamot).
+  // tformer wasm / this wasm peer, same precision, beam and threads (mt build; st for Bergamot;
+  // the relaxed-SIMD build in Chromium).
   ['x wasm', (r) => (r.ratio_wasm ? r.ratio_wasm.tokens_per_s.toFixed(2) : '')],
 ];
 
@@ -185,14 +230,15 @@ function table(rows) {
 function ratios(rows) {
   const find = (name, r) => rows.find((b) => b.runner === name && b.status === 'ok' && b.beam === r.beam && b.threads === r.threads);
   const ratio = (base, r) => ({ tokens_per_s: base.tokens_per_s / r.tokens_per_s, sentences_per_s: base.sentences_per_s / r.sentences_per_s,
-    peak_rss_mb: base.peak_rss_mb / r.peak_rss_mb, model_bytes: base.model_bytes / r.model_bytes });
+    peak_rss_mb: base.peak_rss_mb === null || r.peak_rss_mb === null ? null : base.peak_rss_mb / r.peak_rss_mb,
+    model_bytes: base.model_bytes / r.model_bytes });
   for (const r of rows.filter((x) => x.status === 'ok')) {
     const spec = RUNNERS.find((x) => x.name === r.runner);
     const int8 = spec.precision === 'int8' ? '-int8' : '';
     const base = find(`tformer-native${int8}`, r);
     if (base && base !== r) r.ratio = ratio(base, r);
-    if (spec.wasm) {
-      const wasmBase = find(`tformer-wasm-${spec.wasm}${int8}`, r);
+    if (spec.wasm || spec.wasmPeerOf) {
+      const wasmBase = find(`${spec.wasmPeerOf ?? `tformer-wasm-${spec.wasm}`}${int8}`, r);
       if (wasmBase) r.ratio_wasm = ratio(wasmBase, r);
     }
   }
@@ -348,7 +394,8 @@ async function main() {
   console.log(table(printable));
   console.log('x tok/s, x peak, x model: tformer native / row at the same precision, beam and threads (x tok/s > 1: tformer '
     + 'faster; x peak, x model < 1: tformer smaller). x wasm: tformer wasm tok/s / this wasm peer\'s (mt build at the same '
-    + 'threads; st build for Bergamot). ms/sent = timed seconds / sentences (batched).');
+    + 'threads; st build for Bergamot; in Chromium, the relaxed-SIMD build). ms/sent = timed seconds / sentences (batched). '
+    + 'Chromium rows: no peak memory (-).');
   for (const c of checks) {
     const more = [c.max_score_diff !== undefined ? `max score diff ${c.max_score_diff.toExponential(1)}` : '',
       c.prefix_equal !== undefined ? `${c.prefix_equal} more equal up to the length limit` : '',

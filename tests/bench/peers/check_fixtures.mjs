@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { importOrt, sessionOptions } from './ort.mjs';
-import { createSessions, loadExport, maxTargetLength, searchBatch } from './ort_search.mjs';
+import { checkExport, createSessions, maxTargetLength, searchBatch } from './ort_search.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const fixtures = join(repo, 'tests', 'fixtures');
@@ -32,7 +32,7 @@ function goldenArray(bin, ref) {
 async function checkFixture(ort, backend, name, dir) {
   const golden = JSON.parse(readFileSync(join(fixtures, name, 'golden.json'), 'utf8'));
   const bin = readFileSync(join(fixtures, name, 'golden.bin'));
-  const info = loadExport(dir);
+  const info = checkExport(JSON.parse(readFileSync(join(dir, 'tformer.json'), 'utf8')), dir);
   const sessions = await createSessions(ort, dir, info, sessionOptions(ort, backend, 1));
   const failures = [];
   for (const [i, s] of golden.sentences.entries()) {

@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { createSessions, loadExport, translateIds } from './ort_search.mjs';
+import { checkExport, createSessions, translateIds } from './ort_search.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..', '..', '..');
@@ -62,7 +62,7 @@ async function main() {
   const ort = await importOrt(a.backend);
   ort.env.logLevel = 'error';
   let t0 = performance.now();
-  const info = loadExport(a.onnx);
+  const info = checkExport(JSON.parse(readFileSync(join(a.onnx, 'tformer.json'), 'utf8')), a.onnx);
   const sessions = await createSessions(ort, a.onnx, info, sessionOptions(ort, a.backend, threads));
   const loadMs = performance.now() - t0;
 

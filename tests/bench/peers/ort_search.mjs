@@ -8,19 +8,19 @@
 //   when K hypotheses have finished; finished hypotheses rank by score / length^alpha. K = 1 is greedy.
 // Sentences are batched like the engine's translator: stable sort by source length, then batches of at
 // most `batchTokens` padded source tokens; rows of finished sentences leave the batch.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// No imports: node (peers/ort.mjs) and browser pages (peers/chromium.mjs) load this file alike.
 
-export function loadExport(dir) {
-  const info = JSON.parse(readFileSync(join(dir, 'tformer.json'), 'utf8'));
-  if (info.format !== 'tformer-onnx' || info.version !== 1)
+// tformer.json of an export folder, read by the caller (a file in node, a fetch in a page).
+export function checkExport(info, dir) {
+  if (info?.format !== 'tformer-onnx' || info?.version !== 1)
     throw new Error(`${dir}/tformer.json: not a tformer ONNX export of version 1`);
   return info;
 }
 
+// `dir`: the export folder, a path (node) or a URL (browser).
 export async function createSessions(ort, dir, info, options) {
-  const encoder = await ort.InferenceSession.create(join(dir, info.encoder.file), options);
-  const decoder = await ort.InferenceSession.create(join(dir, info.decoder_step.file), options);
+  const encoder = await ort.InferenceSession.create(`${dir}/${info.encoder.file}`, options);
+  const decoder = await ort.InferenceSession.create(`${dir}/${info.decoder_step.file}`, options);
   return { encoder, decoder };
 }
 
