@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { webDir, fixturePath, golden, requireDist } from './helpers.mjs';
@@ -18,6 +18,10 @@ test('npm pack: the tarball installs into an empty folder and translates', { tim
     for (const f of ['package.json', 'README.md', 'types/index.d.ts', 'src/index.js', 'src/worker.js', 'dist/package.json',
       'dist/tformer-mt.mjs', 'dist/tformer-mt.wasm', 'dist/tformer-mt.worker.js', 'dist/tformer-st.mjs', 'dist/tformer-st.wasm']) {
       assert.ok(files.includes(f), `the tarball has ${f}`);
+    }
+    // The relaxed-SIMD build ships when it was built (.ci/run builds it), whole.
+    if (existsSync(path.join(webDir, 'dist', 'tformer-mtr.wasm'))) {
+      for (const f of ['dist/tformer-mtr.mjs', 'dist/tformer-mtr.wasm', 'dist/tformer-mtr.worker.js']) assert.ok(files.includes(f), `the tarball has ${f}`);
     }
     assert.ok(!files.some((f) => /^(demo|scripts|node_modules)\//.test(f)), `only the package ships: ${files.join(' ')}`);
     t.diagnostic(`${packed.filename}: ${files.length} files, ${(packed.size / 1048576).toFixed(2)} MiB packed, ` +
