@@ -133,10 +133,6 @@ void add_inplace(float* x, const float* y, size_t n) {
   for (size_t i = 0; i < n; ++i) x[i] += y[i];
 }
 
-void relu_inplace(float* x, size_t n) {
-  for (size_t i = 0; i < n; ++i) x[i] = x[i] > 0.f ? x[i] : 0.f;
-}
-
 void swish_inplace(float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) x[i] = x[i] / (1.f + std::exp(-x[i]));
 }

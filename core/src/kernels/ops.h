@@ -10,7 +10,6 @@ namespace tformer::ops {
 void layer_norm(const float* x, size_t rows, size_t d, const float* gamma, const float* beta, float eps,
                 float* y);
 void add_inplace(float* x, const float* y, size_t n);  // x += y
-void relu_inplace(float* x, size_t n);
 void swish_inplace(float* x, size_t n);  // x * sigmoid(x)
 // In-place softmax of one row of n values; entries equal to -inf get weight 0.
 void softmax_inplace(float* x, size_t n);

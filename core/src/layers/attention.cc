@@ -1,5 +1,6 @@
 #include "layers/attention.h"
 
+#include <cassert>
 #include <cmath>
 #include <vector>
 
@@ -21,6 +22,23 @@ MultiHeadAttention::MultiHeadAttention(Backend& backend, const ModelFile& file, 
     q_ = Linear(backend, file, prefix + ".q", d_model, d_model);
     kv_ = Linear::stacked(backend, file, {prefix + ".k", prefix + ".v"}, d_model, d_model);
   }
+}
+
+MultiHeadAttention::Projections MultiHeadAttention::project(const float* query_in, const float* kv_in, size_t rows,
+                                                            RawBuffer<float>& q_scratch,
+                                                            RawBuffer<float>& kv_scratch) const {
+  const size_t d = size_t(d_);
+  if (shared_inputs()) {
+    assert(kv_in == query_in);
+    kv_scratch.ensure(rows * 3 * d);
+    qkv_(query_in, rows, kv_scratch.data());
+    return {kv_scratch.data(), 3 * d, kv_scratch.data() + d, 3 * d};
+  }
+  q_scratch.ensure(rows * d);
+  kv_scratch.ensure(rows * 2 * d);
+  q_(query_in, rows, q_scratch.data());
+  kv_(kv_in, rows, kv_scratch.data());
+  return {q_scratch.data(), d, kv_scratch.data(), 2 * d};
 }
 
 void MultiHeadAttention::attend(const float* q, const float* kv, size_t n, size_t stride, float* out,

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "layers/linear.h"
+#include "util/raw_buffer.h"
 
 namespace tformer {
 
@@ -28,6 +29,20 @@ class MultiHeadAttention {
   const Linear& key_value() const { return kv_; }         // kSeparate: rows of [k | v]
   const Linear& query_key_value() const { return qkv_; }  // kShared: rows of [q | k | v]
   const Linear& output() const { return o_; }
+
+  // Where project() put each row's query and [k | v]: row r's at q + r * q_stride and
+  // kv + r * kv_stride.
+  struct Projections {
+    const float* q;
+    size_t q_stride;
+    const float* kv;
+    size_t kv_stride;
+  };
+  // The queries, keys and values of `rows` inputs, in scratch buffers the caller keeps: kShared,
+  // one product into rows of [q | k | v] in kv_scratch (kv_in must be query_in); kSeparate, q
+  // into q_scratch and [k | v] rows into kv_scratch.
+  Projections project(const float* query_in, const float* kv_in, size_t rows, RawBuffer<float>& q_scratch,
+                      RawBuffer<float>& kv_scratch) const;
   int heads() const { return heads_; }
   int d_model() const { return d_; }
 

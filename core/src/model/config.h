@@ -24,6 +24,9 @@ struct ModelConfig {
   int decoder_layers = 0;
   Norm norm = Norm::kPost;
   bool prenorm_raw_self_kv = false;
+  // Whether a self-attention's queries, keys and values read the same rows (not so in pre-norm
+  // models whose keys and values read the raw input).
+  bool self_attention_shares_inputs() const { return !(norm == Norm::kPre && prenorm_raw_self_kv); }
   Activation activation = Activation::kRelu;
   int max_positions = 512;
   PositionalKind positional_encoding = PositionalKind::kInterleaved;

@@ -14,9 +14,8 @@ Decoder::Decoder(Backend& backend, const ModelFile& file, const ModelConfig& con
     : backend_(backend), config_(config), embedding_(embedding), positions_(positions), output_(output) {
   const int d = config.d_model;
   const float eps = config.layer_norm_eps;
-  const auto self_inputs = config.norm == Norm::kPre && config.prenorm_raw_self_kv
-                               ? MultiHeadAttention::Inputs::kSeparate
-                               : MultiHeadAttention::Inputs::kShared;
+  const auto self_inputs = config.self_attention_shares_inputs() ? MultiHeadAttention::Inputs::kShared
+                                                                 : MultiHeadAttention::Inputs::kSeparate;
   for (int i = 0; i < config.decoder_layers; ++i) {
     const std::string p = "decoder.layers." + std::to_string(i);
     Layer layer;
@@ -71,32 +70,12 @@ void Decoder::self_block(const Layer& layer, DecoderState::Layer& cache, Decoder
   }
   const MultiHeadAttention& attn = layer.self_attn;
   heads_.resize(rows * d);
-  // This position's projections: rows of [q | k | v] in one product when the inputs are shared,
-  // else q in q_ and [k | v] rows in sub_ (free at this point).
-  std::vector<float>& projected = sub_;
-  const float *q, *kv;
-  size_t q_stride, kv_stride;
-  if (attn.shared_inputs()) {
-    projected.resize(rows * 3 * d);
-    attn.query_key_value()(query_in, rows, projected.data());
-    q = projected.data();
-    kv = q + d;
-    q_stride = kv_stride = 3 * d;
-  } else {
-    q_.resize(rows * d);
-    projected.resize(rows * 2 * d);
-    attn.query()(query_in, rows, q_.data());
-    attn.key_value()(kv_in, rows, projected.data());
-    q = q_.data();
-    kv = projected.data();
-    q_stride = d;
-    kv_stride = 2 * d;
-  }
+  const MultiHeadAttention::Projections p = attn.project(query_in, kv_in, rows, q_, kv_);
   const size_t row_stride = state.capacity * 2 * d;
   for (size_t r = 0; r < rows; ++r)
-    std::memcpy(&cache.cache[r * row_stride + t * 2 * d], &kv[r * kv_stride], 2 * d * sizeof(float));
+    std::memcpy(&cache.cache[r * row_stride + t * 2 * d], p.kv + r * p.kv_stride, 2 * d * sizeof(float));
   backend_.parallel_for(rows, [&](size_t r) {
-    attn.attend(&q[r * q_stride], &cache.cache[r * row_stride], t + 1, 2 * d, &heads_[r * d]);
+    attn.attend(p.q + r * p.q_stride, &cache.cache[r * row_stride], t + 1, 2 * d, &heads_[r * d]);
   });
   layer.self_attn.output()(heads_.data(), rows, result);
 }
@@ -104,7 +83,7 @@ void Decoder::self_block(const Layer& layer, DecoderState::Layer& cache, Decoder
 void Decoder::cross_block(const Layer& layer, const DecoderState::Layer& cache, const DecoderState& state,
                           const float* query_in, float* result, float* alignment) const {
   const size_t d = size_t(config_.d_model), rows = state.rows;
-  q_.resize(rows * d);
+  q_.ensure(rows * d);
   heads_.resize(rows * d);
   layer.cross_attn.query()(query_in, rows, q_.data());
   backend_.parallel_for(rows, [&](size_t r) {

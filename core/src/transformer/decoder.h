@@ -85,8 +85,9 @@ class Decoder {
   const Linear& output_;
   std::vector<Layer> layers_;
   LayerNorm final_norm_;
-  mutable std::vector<float> x_, normed_, sub_, q_, heads_, hidden_, last_;
-  mutable RawBuffer<float> ffn_hidden_;  // the feed-forward's rows * ffn_dim, overwritten before read
+  mutable std::vector<float> x_, normed_, heads_, hidden_, last_;
+  // Overwritten before read: queries, this step's [k | v] (or [q | k | v]) rows, the feed-forward's hidden rows.
+  mutable RawBuffer<float> q_, kv_, ffn_hidden_;
 };
 
 }  // namespace tformer

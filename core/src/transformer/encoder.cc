@@ -11,9 +11,8 @@ Encoder::Encoder(Backend& backend, const ModelFile& file, const ModelConfig& con
                  const PositionalEncoding& positions)
     : backend_(backend), config_(config), embedding_(embedding), positions_(positions) {
   const int d = config.d_model;
-  // Keys and values read the queries' rows unless a pre-norm model feeds them the raw input.
-  const auto inputs = config.norm == Norm::kPre && config.prenorm_raw_self_kv ? MultiHeadAttention::Inputs::kSeparate
-                                                                                : MultiHeadAttention::Inputs::kShared;
+  const auto inputs = config.self_attention_shares_inputs() ? MultiHeadAttention::Inputs::kShared
+                                                            : MultiHeadAttention::Inputs::kSeparate;
   for (int i = 0; i < config.encoder_layers; ++i) {
     const std::string p = "encoder.layers." + std::to_string(i);
     layers_.push_back(Layer{MultiHeadAttention(backend, file, p + ".self_attn", d, config.heads, inputs),
@@ -34,29 +33,12 @@ void Encoder::self_attention(const Layer& layer, const float* query_in, const fl
   const MultiHeadAttention& attn = layer.self_attn;
   scratch.heads.ensure(rows * d);
   float* heads = scratch.heads.data();
-  const float *q, *kv;
-  size_t q_stride, kv_stride;  // floats from one row's q (k) to the next
-  if (attn.shared_inputs()) {  // query_in == kv_in: rows of [q | k | v]
-    scratch.kv.ensure(rows * 3 * d);
-    attn.query_key_value()(query_in, rows, scratch.kv.data());
-    q = scratch.kv.data();
-    kv = q + d;
-    q_stride = kv_stride = 3 * d;
-  } else {
-    scratch.q.ensure(rows * d);
-    scratch.kv.ensure(rows * 2 * d);
-    attn.query()(query_in, rows, scratch.q.data());
-    attn.key_value()(kv_in, rows, scratch.kv.data());
-    q = scratch.q.data();
-    kv = scratch.kv.data();
-    q_stride = d;
-    kv_stride = 2 * d;
-  }
+  const MultiHeadAttention::Projections p = attn.project(query_in, kv_in, rows, scratch.q, scratch.kv);
   // One task per token, attending over its own sentence's keys (a key padding mask, implicitly).
   backend_.parallel_for(rows, [&](size_t r) {
     const size_t b = size_t(std::upper_bound(starts.begin(), starts.end(), r) - starts.begin()) - 1;
     const size_t n = starts[b + 1] - starts[b];
-    attn.attend(&q[r * q_stride], &kv[starts[b] * kv_stride], n, kv_stride, &heads[r * d]);
+    attn.attend(p.q + r * p.q_stride, p.kv + starts[b] * p.kv_stride, n, p.kv_stride, &heads[r * d]);
   });
   layer.self_attn.output()(heads, rows, result);
 }
