@@ -8,13 +8,14 @@
 //   node tests/bench/web_browser.mjs -m MODEL.tfm [-i LINES.txt] [--threads 1,2] [--json OUT]
 //
 // Needs web/dist (npm run build in web/), build/tformer, /usr/bin/chromium, web/node_modules.
-import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, readFileSync, statSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { serveStatic } from '../static_server.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const args = process.argv.slice(2);
@@ -28,25 +29,6 @@ const input = opt('-i', path.join(root, 'tests', 'fixtures', 'marian', 'input.tx
 const threadCounts = opt('--threads', '1,2').split(',').map(Number);
 const lines = readFileSync(input, 'utf8').split('\n').filter((l) => l.trim());
 const cli = path.join(root, 'build', 'tformer');
-
-function serve(isolation) {
-  const files = { '/model.tfm': path.resolve(model) };
-  const server = http.createServer((req, res) => {
-    const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (isolation) {
-      res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
-      res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
-    }
-    if (p === '/') return res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>bench</title>');
-    const file = files[p] ?? (/^\/web\/(src|dist)\/[\w./-]+$/.test(p) && !p.includes('..') ? path.join(root, p) : null);
-    let size;
-    try { size = statSync(file).size; } catch { return res.writeHead(404).end(); }
-    const type = p.endsWith('.wasm') ? 'application/wasm' : /\.m?js$/.test(p) ? 'text/javascript' : 'application/octet-stream';
-    res.writeHead(200, { 'Content-Type': type, 'Content-Length': size });
-    createReadStream(file).pipe(res);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 // Runs in the page.
 async function measure({ lines, variant, threads }) {
@@ -85,7 +67,8 @@ const rows = [];
 const relaxedBuilt = existsSync(path.join(root, 'web', 'dist', 'tformer-mtr.wasm'));
 const runs = [[true, 'threaded', threadCounts], ...(relaxedBuilt ? [[true, 'relaxed', threadCounts]] : []), [false, 'single', [1]]];
 for (const [isolation, variant, threadList] of runs) {
-  const server = await serve(isolation);
+  const server = await serveStatic({ routes: { '/model.tfm': path.resolve(model), '/web/src/': path.join(root, 'web', 'src'),
+    '/web/dist/': path.join(root, 'web', 'dist') }, isolated: () => isolation });
   const profile = mkdtempSync(path.join(tmpdir(), 'tformer-bench-'));
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -94,7 +77,7 @@ for (const [isolation, variant, threadList] of runs) {
   try {
     for (const threads of threadList) {
       const page = await browser.newPage();
-      await page.goto(`http://127.0.0.1:${server.address().port}/`);
+      await page.goto(server.url);
       await page.evaluate(() => caches.delete('tformer-models-v1'));
       rows.push({ where: 'chromium', ...await page.evaluate(measure, { lines, variant, threads }) });
       await page.close();

@@ -6,46 +6,24 @@
 // Without the relaxed build in web/dist, the same page gets the threaded build and a warning.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot, webDir, fixturePath, golden, requireDist } from './helpers.mjs';
+import { serveStatic } from '../static_server.mjs';
 
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const RELAXED = ['tformer-mtr.mjs', 'tformer-mtr.wasm', 'tformer-mtr.worker.js'];
 const regression = path.join(repoRoot, 'tests', 'models', 'regression', 'tiny.deen');
 const readLines = (file) => readFileSync(file, 'utf8').split('\n').filter((l) => l.length);
 
-let work, server, base, browser;
+let work, server, browser;
 
-// Serves the package (web/src, web/dist) and the models under test, with or without COOP/COEP
-// (?isolated=0 pages get none), and can hide the relaxed build (?norelaxed=1 in the page URL:
-// requests from that page's modules carry its Referer).
-function serve(models) {
-  return new Promise((resolve) => {
-    const s = http.createServer((req, res) => {
-      const url = new URL(req.url, 'http://x');
-      const page = new URL(req.headers.referer ?? req.url, 'http://x');
-      if (page.searchParams.get('isolated') !== '0') {
-        res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
-        res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
-      }
-      const p = decodeURIComponent(url.pathname);
-      if (p === '/') return res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>relaxed</title>');
-      let file = models[p];
-      if (!file && /^\/web\/(src|dist)\/[\w./-]+$/.test(p) && !p.includes('..')) file = path.join(repoRoot, p);
-      if (file && page.searchParams.get('norelaxed') === '1' && p.includes('tformer-mtr')) file = null;
-      if (!file || !existsSync(file)) return res.writeHead(404).end();
-      const type = p.endsWith('.wasm') ? 'application/wasm' : /\.m?js$/.test(p) ? 'text/javascript' : 'application/octet-stream';
-      res.writeHead(200, { 'Content-Type': type, 'Content-Length': statSync(file).size });
-      createReadStream(file).pipe(res);
-    });
-    s.listen(0, '127.0.0.1', () => resolve(s));
-  });
-}
+// The page's query string decides, for the page and (through the Referer) everything it loads:
+// ?isolated=0 sends no COOP/COEP, ?norelaxed=1 hides the relaxed build.
+const pageQuery = (req) => new URL(req.headers.referer ?? req.url, 'http://x').searchParams;
 
 // Runs in the page: one translator, its info and the translations of `lines` per beam.
 async function translateInPage({ model, variant, lines, beams }) {
@@ -67,7 +45,7 @@ async function translateInPage({ model, variant, lines, beams }) {
 async function inPage(query, args) {
   const page = await browser.newPage();
   try {
-    await page.goto(`${base}/${query}`);
+    await page.goto(`${server.url}${query}`);
     return await page.evaluate(translateInPage, args);
   } finally {
     await page.close();
@@ -84,13 +62,18 @@ before(async () => {
   const int8 = path.join(work, 'tiny.deen.int8.tfm');
   execFileSync(path.join(repoRoot, 'models', 'tfm'), ['quantize', path.join(repoRoot, 'models', 'tiny.deen', 'model.tfm'), '-o', int8],
     { stdio: 'ignore' });
-  server = await serve({
-    '/tiny.deen.f16.tfm': path.join(repoRoot, 'models', 'tiny.deen', 'model.tfm'),
-    '/tiny.deen.int8.tfm': int8,
-    '/marian.tfm': fixturePath('marian'),
-    '/marian-int8.tfm': fixturePath('marian-int8'),
+  server = await serveStatic({
+    routes: {
+      '/web/src/': path.join(webDir, 'src'),
+      '/web/dist/': path.join(webDir, 'dist'),
+      '/tiny.deen.f16.tfm': path.join(repoRoot, 'models', 'tiny.deen', 'model.tfm'),
+      '/tiny.deen.int8.tfm': int8,
+      '/marian.tfm': fixturePath('marian'),
+      '/marian-int8.tfm': fixturePath('marian-int8'),
+    },
+    isolated: (req) => pageQuery(req).get('isolated') !== '0',
+    hide: (req, urlPath) => pageQuery(req).get('norelaxed') === '1' && urlPath.includes('tformer-mtr'),
   });
-  base = `http://127.0.0.1:${server.address().port}`;
   const { chromium } = createRequire(path.join(webDir, 'package.json'))('playwright-core');
   browser = await chromium.launch({
     executablePath: CHROMIUM,

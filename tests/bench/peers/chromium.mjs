@@ -17,38 +17,19 @@
 // took longer than 4 sentences to get there (100 lines, 1 thread: 552 target tokens/s after 4,
 // 741 after 40). Peak memory is not measured here (a browser's processes are not the page's
 // alone): peak_rss_mb is null.
-import http from 'node:http';
-import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
+import { serveStatic } from '../../static_server.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..', '..');
 const requireWeb = createRequire(path.join(repo, 'web', 'package.json'));
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const MIME = { '.wasm': 'application/wasm', '.mjs': 'text/javascript', '.js': 'text/javascript', '.json': 'application/json' };
-
-// url prefix -> folder (files below it are served) or file.
-function serve(routes) {
-  const server = http.createServer((req, res) => {
-    res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
-    res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
-    const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (p === '/') return res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>peers</title>');
-    let file = null;
-    for (const [prefix, target] of Object.entries(routes)) {
-      if (p === prefix) file = target;
-      else if (prefix.endsWith('/') && p.startsWith(prefix) && !p.includes('..')) file = path.join(target, p.slice(prefix.length));
-    }
-    if (!file || !existsSync(file) || !statSync(file).isFile()) return res.writeHead(404).end();
-    res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream', 'Content-Length': statSync(file).size });
-    createReadStream(file).pipe(res);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 // ---- in the page ----
 
@@ -118,7 +99,7 @@ async function main() {
   }
 
   const { chromium } = requireWeb('playwright-core');
-  const server = await serve(routes);
+  const server = await serveStatic({ routes });
   const profile = mkdtempSync(path.join(tmpdir(), 'tformer-peers-chromium-'));
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -127,7 +108,7 @@ async function main() {
   let r;
   try {
     const page = await browser.newPage();
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    await page.goto(server.url);
     r = await page.evaluate(tformer ? runTformer : runOrt, args);
   } finally {
     await browser.close();
