@@ -4,14 +4,14 @@
 //   emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release && cmake --build build-wasm -j2
 //
 //   node scripts/build.mjs              copy (from ../build-wasm/wasm, or $TFORMER_WASM_DIR)
-//
-// The relaxed-SIMD variant (tformer-mtr.*, optional: it needs LLVM 19, wasm/RelaxedSimd.cmake)
-// is copied too when ../build-wasm-relaxed/wasm (or $TFORMER_WASM_RELAXED_DIR) holds it; without
-// that build any old copy leaves dist/, and the package loads the threaded build instead.
 //   node scripts/build.mjs --if-needed  copy only what is missing or older than the build; with
 //                                       neither a build nor dist/, run the wasm build first
 //                                       (what `npm run demo` does on a fresh clone)
 //   node scripts/build.mjs --check      only check that dist/ is complete (npm pack runs this)
+//
+// The relaxed-SIMD variant (tformer-mtr.*, optional: it needs LLVM 19, wasm/RelaxedSimd.cmake)
+// is copied too when ../build-wasm-relaxed/wasm (or $TFORMER_WASM_RELAXED_DIR) holds it; without
+// that build any old copy leaves dist/, and the package loads the threaded build instead.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
