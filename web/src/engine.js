@@ -12,6 +12,9 @@ import { isNode } from './environment.js';
 import { WebGpuBackend } from './webgpu/backend.js';
 import { runSession } from './webgpu/run_session.js';
 
+// How long dispose() waits for Dawn to report a destroyed device gone.
+const GPU_RELEASE_WAIT_MS = 2000;
+
 export class Engine {
   /**
    * @param {{glueUrl: string, wasmModule: WebAssembly.Module, model: Uint8Array, threads: number, variant: string,
@@ -176,17 +179,24 @@ export class Engine {
     };
   }
 
+  // Resolves when the GPU device is gone.
   dropGpu() {
-    this.backend?.destroy();
+    const freed = this.backend?.destroy() ?? Promise.resolve();
     this.backend = null;
     this.gpuInfo = null;
+    return freed;
   }
 
-  dispose() {
-    this.dropGpu();
+  // Resolves when the Worker may be terminated: the GPU device's loss delivered (bounded wait, in
+  // case a Dawn build never delivers it).
+  async dispose() {
+    const gpuFreed = this.dropGpu();
     if (this.translator && !this.translator.isDeleted()) this.translator.delete();
     this.module.PThread?.terminateAllThreads();
     this.translator = null;
+    let timer;
+    await Promise.race([gpuFreed, new Promise((resolve) => { timer = setTimeout(resolve, GPU_RELEASE_WAIT_MS); })]);
+    clearTimeout(timer);
   }
 }
 

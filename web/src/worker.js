@@ -35,8 +35,8 @@ port.onMessage(async (message) => {
     else cancelled.add(message.id);
   } else if (message.type === 'stop') {
     current?.controller.abort();
-    chain = chain.then(() => {
-      engine?.dispose();
+    chain = chain.then(async () => {
+      await engine?.dispose();
       engine = null;
       port.post({ type: 'stopped' });
     });

@@ -172,9 +172,10 @@ export class WebGpuBackend {
     } catch {}
   }
 
+  // Resolves when the GPU device is gone (see GpuRuntime.destroy), at once if it is not ours.
   destroy() {
     if (!this.failure) this.failure = new Error('destroyed');
-    this.release();
+    return this.release();
   }
 
   release() {
@@ -185,6 +186,7 @@ export class WebGpuBackend {
     this.best?.destroy();
     this.encoder = this.projection = this.hidden = this.logits = this.best = null;
     this.rows = this.k = 0;
-    if (this.ownsRuntime && !this.runtime.isLost) this.runtime.destroy();
+    if (this.ownsRuntime && !this.runtime.isLost) return this.runtime.destroy();
+    return Promise.resolve();
   }
 }

@@ -101,7 +101,8 @@ export class GpuRuntime {
     this.pipelines = new Map();
     this.freeParamChunks = [];
     this.freeStaging = [];
-    device.lost.then((info) => {
+    // Settles once Dawn has delivered the device's loss, whatever caused it (destroy() returns it).
+    this.lost = device.lost.then((info) => {
       this.isLost = true;
       this.lostInfo = info;
       if (this.onLost) this.onLost(info);
@@ -211,13 +212,19 @@ export class GpuRuntime {
     return this.device.createBuffer({ label: 'readback', size: bytes, usage: Usage.MAP_READ | Usage.COPY_DST });
   }
 
+  // Frees the device. The loss this causes is no failure, so onLost is not told; the returned
+  // promise settles when Dawn has delivered it. In node a Worker must not be terminated before
+  // then: the callback would run on a terminating thread and abort the process (napi_throw,
+  // npm webgpu 0.6.2).
   destroy() {
+    this.onLost = null;
     for (const chunk of this.freeParamChunks) chunk.buffer.destroy();
     for (const buffer of this.freeStaging) buffer.destroy();
     this.freeParamChunks = [];
     this.freeStaging = [];
     this.pipelines.clear();
     this.device.destroy();
+    return this.lost;
   }
 }
 
