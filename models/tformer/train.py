@@ -28,8 +28,18 @@ from .tokenizer import Tokenizer
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+# Recipes name the corpora as ../shared/... (beside the checkout). On a machine that receives only
+# the repository (the GPU machine: models/gpu/), TFORMER_SHARED names where that folder's copy is.
+SHARED_PREFIX = "../shared/"
+
+
 def repo_path(p: str) -> str:
-    return p if os.path.isabs(p) else os.path.join(REPO, p)
+    if os.path.isabs(p):
+        return p
+    shared = os.environ.get("TFORMER_SHARED")
+    if shared and p.startswith(SHARED_PREFIX):
+        return os.path.join(shared, p[len(SHARED_PREFIX):])
+    return os.path.join(REPO, p)
 
 
 def load_recipe(path: str) -> dict:
@@ -37,6 +47,14 @@ def load_recipe(path: str) -> dict:
         recipe = yaml.safe_load(f)
     recipe.setdefault("name", os.path.splitext(os.path.basename(path))[0])
     return recipe
+
+
+def train_settings(recipe: dict, device_type: str) -> dict:
+    """The recipe's `train:` keys; on a CUDA device its `gpu:` keys replace the others (bigger batches)."""
+    tr = {k: v for k, v in recipe["train"].items() if k != "gpu"}
+    if device_type == "cuda":
+        tr.update(recipe["train"].get("gpu") or {})
+    return tr
 
 
 def work_dir(recipe: dict) -> str:
@@ -151,7 +169,8 @@ def checkpoints(wd: str):
 
 def train(recipe_path: str, max_minutes: float | None = None):
     recipe = load_recipe(recipe_path)
-    tr = recipe["train"]
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    tr = train_settings(recipe, device.type)
     wd = work_dir(recipe)
     log_path = os.path.join(wd, "train.log")
 
@@ -163,7 +182,6 @@ def train(recipe_path: str, max_minutes: float | None = None):
 
     threads = tr.get("threads") or os.cpu_count()
     torch.set_num_threads(threads)
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     precision = tr.get("precision_gpu" if device.type == "cuda" else "precision_cpu", "fp32")
 
     # A warm start continues from a shipped .tfm (weights only: the optimizer starts afresh), so

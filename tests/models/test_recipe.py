@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""The training recipe's plumbing for machines that receive only the repository (models/gpu/):
+../shared/ paths follow TFORMER_SHARED, a recipe's `gpu:` keys apply on CUDA only, and
+models/gpu/stage.sh packs every file the recipes read (and nothing that is missing). Prints
+"N passed, N failed"."""
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "models"))
+from tformer.train import load_recipe, repo_path, train_settings  # noqa: E402
+
+CONFIGS = [os.path.join(REPO, "models", "configs", f"tiny.{d}.yaml") for d in ("deen", "ende")]
+
+
+def check(name, ok, detail=""):
+    print(f"{'ok ' if ok else 'FAIL'} {name}" + (f": {detail}" if detail and not ok else ""))
+    return bool(ok)
+
+
+def main():
+    results = []
+    saved = os.environ.pop("TFORMER_SHARED", None)
+    try:
+        results.append(check("../shared paths sit beside the checkout by default",
+                             repo_path("../shared/data/x.de") == os.path.join(REPO, "../shared/data/x.de")))
+        os.environ["TFORMER_SHARED"] = "/staged"
+        results.append(check("TFORMER_SHARED moves ../shared paths",
+                             repo_path("../shared/data/x.de") == "/staged/data/x.de", repo_path("../shared/data/x.de")))
+        results.append(check("TFORMER_SHARED leaves repository paths alone",
+                             repo_path("models/tiny.deen/model.tfm") == os.path.join(REPO, "models/tiny.deen/model.tfm")))
+        results.append(check("absolute paths stay", repo_path("/a/b") == "/a/b"))
+    finally:
+        os.environ.pop("TFORMER_SHARED", None)
+        if saved is not None:
+            os.environ["TFORMER_SHARED"] = saved
+
+    for path in CONFIGS:
+        recipe = load_recipe(path)
+        cpu, gpu = train_settings(recipe, "cpu"), train_settings(recipe, "cuda")
+        name = os.path.basename(path)
+        results.append(check(f"{name}: CPU settings are the train: keys without gpu:",
+                             "gpu" not in cpu and cpu["batch_tokens"] == recipe["train"]["batch_tokens"]))
+        results.append(check(f"{name}: on CUDA the gpu: keys replace them, the rest stays",
+                             gpu["batch_tokens"] == recipe["train"]["gpu"]["batch_tokens"] != cpu["batch_tokens"]
+                             and gpu["lr"] == cpu["lr"] and "gpu" not in gpu))
+
+    # stage.sh on a fake ../shared holding what the recipes name (empty files): the archive holds
+    # exactly those; with one missing, it fails.
+    wanted = set()
+    for path in CONFIGS:
+        r = load_recipe(path)
+        for p in r["data"]["train"] + [r["data"]["dev"]] + r["vocab"]["train"]:
+            wanted.update(f"{p[len('../shared/'):]}.{lang}" for lang in r["vocab"]["languages"])
+    with tempfile.TemporaryDirectory() as tmp:
+        shared = os.path.join(tmp, "shared")
+        for f in wanted:
+            os.makedirs(os.path.dirname(os.path.join(shared, f)), exist_ok=True)
+            open(os.path.join(shared, f), "w").write(f + "\n")
+        env = {**os.environ, "TFORMER_SHARED": shared}
+        stage = [os.path.join(REPO, "models/gpu/stage.sh"), os.path.join(tmp, "out")]
+        run = subprocess.run(stage, env=env, capture_output=True, text=True)
+        archive = os.path.join(tmp, "out", "shared.tar.xz")
+        packed = set(tarfile.open(archive).getnames()) if run.returncode == 0 and os.path.exists(archive) else set()
+        results.append(check("stage.sh packs every file the recipes read, and only those",
+                             packed == wanted, f"rc {run.returncode} {run.stderr.strip()[-200:]} {sorted(packed ^ wanted)[:4]}"))
+        os.remove(os.path.join(shared, sorted(wanted)[0]))
+        run = subprocess.run(stage, env=env, capture_output=True, text=True)
+        results.append(check("stage.sh fails when a file is missing", run.returncode != 0))
+
+    passed = sum(results)
+    print(f"{passed} passed, {len(results) - passed} failed")
+    return 0 if passed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
