@@ -91,11 +91,14 @@ for (const weights of ['f16', 'int8']) {
   test(`relaxed SIMD in Chromium: the shipped de->en model (${weights}) gives the PyTorch reference's translations`,
     { timeout: 300_000 }, async () => {
       const lines = readLines(path.join(regression, 'input.txt'));
-      const r = await inPage('', { model: `/tiny.deen.${weights}.tfm`, variant: 'auto', lines, beams: [1, 4] });
+      // An expected file the regression tests leave out (their README says why) is skipped here too.
+      const beam4 = path.join(regression, `expected.${weights}.beam4.txt`);
+      const hasBeam4 = existsSync(beam4);
+      const r = await inPage('', { model: `/tiny.deen.${weights}.tfm`, variant: 'auto', lines, beams: hasBeam4 ? [1, 4] : [1] });
       assert.equal(r.relaxedSimd, true, 'Chromium validates relaxed SIMD');
       assert.equal(r.variant, 'relaxed', `auto on an isolated page picks the relaxed build (warnings: ${r.warnings})`);
       assert.deepEqual(r.outputs[1].map((o) => o.text), readLines(path.join(regression, `expected.${weights}.greedy.txt`)));
-      assert.deepEqual(r.outputs[4].map((o) => o.text), readLines(path.join(regression, `expected.${weights}.beam4.txt`)));
+      if (hasBeam4) assert.deepEqual(r.outputs[4].map((o) => o.text), readLines(beam4));
     });
 }
 
