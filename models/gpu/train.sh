@@ -5,7 +5,7 @@
 # side by side on the one GPU, with the recipe's `gpu:` keys. Without models/work/NAME/last.pt
 # (a fresh machine) each run warm-starts from the shipped models/NAME/model.tfm, so the steps
 # add up across sessions, as on CPU. Then exports each as f16 and leaves in $OUT what the tool
-# returns (files of at most 16 MiB): NAME.tfm.part-aa, -ab (split) and NAME.log (train.log).
+# returns (files of at most 16 MiB): NAME.tfm.part-aa, -ab (split) and NAME.log (the run's output).
 # Here, models/gpu/collect.sh FILES_AT joins them into models/work/gpu/NAME.tfm.
 set -euo pipefail
 minutes=${1:?usage: models/gpu/train.sh MINUTES NAME...}; shift
@@ -27,11 +27,13 @@ for name in "$@"; do
 done
 rc=0
 for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
-for name in "$@"; do
+for name in "$@"; do  # each run's output (its log lines, or why it failed) comes back as NAME.log
   tail -n 5 "$OUT/$name.log"
-  cp "models/work/$name/train.log" "$OUT/$name.log"
-  "$python" models/tfm export "models/work/$name/last.pt" -o "$stage/$name.tfm" --weights f16
-  split -b 15M "$stage/$name.tfm" "$OUT/$name.tfm.part-"
+  if "$python" models/tfm export "models/work/$name/last.pt" -o "$stage/$name.tfm" --weights f16; then
+    split -b 15M "$stage/$name.tfm" "$OUT/$name.tfm.part-"
+  else
+    rc=1
+  fi
 done
 ls -l "$OUT"
 exit $rc
