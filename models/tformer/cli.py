@@ -15,9 +15,24 @@ def cmd_train(args):
     train(args.config, max_minutes=args.max_minutes)
 
 
+def parse_metadata(pairs):
+    """KEY=VALUE pairs; a VALUE that parses as JSON (numbers, lists, objects) is taken as such."""
+    import json
+    meta = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"export: --meta takes KEY=VALUE, got {pair!r}")
+        try:
+            meta[key] = json.loads(value)
+        except ValueError:
+            meta[key] = value
+    return meta
+
+
 def cmd_export(args):
     from .export import export_checkpoint
-    size = export_checkpoint(args.checkpoints, args.output, args.weights)
+    size = export_checkpoint(args.checkpoints, args.output, args.weights, parse_metadata(args.meta))
     print(f"wrote {args.output} ({size} bytes)")
 
 
@@ -54,6 +69,8 @@ def main(argv):
     s.add_argument("checkpoints", nargs="+")
     s.add_argument("-o", "--output", required=True)
     s.add_argument("--weights", choices=["f32", "f16", "int8"], default="f32")
+    s.add_argument("--meta", action="append", metavar="KEY=VALUE",
+                   help="set a metadata key of the file (repeatable; JSON values are parsed)")
     s.set_defaults(func=cmd_export)
 
     s = sub.add_parser("translate", help="PyTorch reference decode of stdin lines with a .tfm model")

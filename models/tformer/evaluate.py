@@ -1,14 +1,17 @@
 """Evaluation of a .tfm model on the test sets: BLEU per engine, and the engines' agreement.
 
     models/tfm evaluate -m MODEL.tfm [-m OTHER.tfm ...] [--sets flores-devtest,newstest2019,...]
-                        [--engines pytorch,tformer] [--beam 1] [--lines N] [--out DIR] [--json FILE]
+                        [--engines pytorch,tformer] [--beam 1[,4]] [--lines N] [--out DIR] [--json FILE]
+                        [--card-json FILE]
 
 Engines: `pytorch` (the reference decode of translate.py) and `tformer` (the native CLI,
 build/tformer translate --no-split: one line is one segment, as the reference does). Each model
 given with -m is evaluated with every engine (an int8 .tfm with the `tformer` engine is the int8 row).
 Hypotheses are written to DIR/<model>.<set>.<engine>.b<beam>.txt and reused when newer than
 the model (delete them to recompute). Prints a Markdown table of BLEU (sacreBLEU defaults:
-13a, case-sensitive; see bleu.py) and, per set, how many lines the engines disagree on.
+13a, case-sensitive; see bleu.py) and chrF2 (sacreBLEU's chrF2, chrf.py), and, per set, how many
+lines the engines disagree on. `--card-json` writes the engine's rows in the form a model folder's
+`eval.json` takes (the registry reads it to choose a default variant: web/scripts/registry.mjs).
 """
 from __future__ import annotations
 
@@ -19,10 +22,11 @@ import sys
 import time
 
 from .bleu import corpus_bleu
+from .chrf import corpus_chrf
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(REPO, "..", "shared", "data", "deen", "test")
-DEFAULT_SETS = ("flores-devtest", "newstest2019", "multi30k-test2016")
+DEFAULT_SETS = ("flores-devtest", "newstest2019", "newstest2020", "multi30k-test2016")
 
 
 def read_lines(path):
@@ -80,51 +84,74 @@ def hypotheses(engine, model_path, set_name, src_lang, beam, threads, out_dir, b
     return hyp, seconds
 
 
-def evaluate(models, sets, engines, beam, threads, out_dir, binary, lines=None):
+def evaluate(models, sets, engines, beams, threads, out_dir, binary, lines=None):
     rows = []
     for model_path in models:
         src_lang, tgt_lang = model_languages(model_path)
         if not src_lang or not tgt_lang:
             raise ValueError(f"{model_path}: metadata has no source_language/target_language")
-        for set_name in sets:
-            ref = read_lines(os.path.join(DATA, f"{set_name}.{tgt_lang}"))[:lines]
-            outputs = {}
-            for engine in engines:
-                hyp, seconds = hypotheses(engine, model_path, set_name, src_lang, beam, threads, out_dir, binary, lines)
-                outputs[engine] = hyp
-                bleu = corpus_bleu(hyp, [ref])
-                rows.append({"model": model_path, "direction": f"{src_lang}-{tgt_lang}", "set": set_name,
-                             "engine": engine, "beam": beam, "bleu": round(bleu.score, 2),
-                             "signature": bleu.format(), "seconds": None if seconds is None else round(seconds, 1)})
-                print(f"{os.path.relpath(model_path, REPO)} {set_name} {engine} beam {beam}: {bleu.format()}",
-                      file=sys.stderr, flush=True)
-            if len(outputs) > 1:
-                names = list(outputs)
-                base = outputs[names[0]]
-                for other in names[1:]:
-                    diff = [i for i, (a, b) in enumerate(zip(base, outputs[other])) if a != b]
-                    rows.append({"model": model_path, "set": set_name, "agreement": f"{names[0]} vs {other}",
-                                 "lines": len(base), "differing_lines": len(diff), "first_differences": diff[:10]})
+        for beam in beams:
+            for set_name in sets:
+                rows += evaluate_set(model_path, src_lang, tgt_lang, set_name, engines, beam, threads, out_dir,
+                                     binary, lines)
+    return rows
+
+
+def evaluate_set(model_path, src_lang, tgt_lang, set_name, engines, beam, threads, out_dir, binary, lines):
+    rows = []
+    ref = read_lines(os.path.join(DATA, f"{set_name}.{tgt_lang}"))[:lines]
+    outputs = {}
+    for engine in engines:
+        hyp, seconds = hypotheses(engine, model_path, set_name, src_lang, beam, threads, out_dir, binary, lines)
+        outputs[engine] = hyp
+        bleu = corpus_bleu(hyp, [ref])
+        chrf = corpus_chrf(hyp, [ref])
+        rows.append({"model": model_path, "direction": f"{src_lang}-{tgt_lang}", "set": set_name,
+                     "engine": engine, "beam": beam, "bleu": round(bleu.score, 2), "chrf": round(chrf.score, 2),
+                     "signature": bleu.format(), "seconds": None if seconds is None else round(seconds, 1)})
+        print(f"{os.path.relpath(model_path, REPO)} {set_name} {engine} beam {beam}: {bleu.format()}, "
+              f"{chrf.format()}", file=sys.stderr, flush=True)
+    names = list(outputs)
+    for other in names[1:]:
+        diff = [i for i, (a, b) in enumerate(zip(outputs[names[0]], outputs[other])) if a != b]
+        rows.append({"model": model_path, "set": set_name, "beam": beam, "agreement": f"{names[0]} vs {other}",
+                     "lines": len(ref), "differing_lines": len(diff), "first_differences": diff[:10]})
     return rows
 
 
 def markdown(rows):
-    bleu_rows = [r for r in rows if "bleu" in r]
-    sets = list(dict.fromkeys(r["set"] for r in bleu_rows))
-    keys = list(dict.fromkeys((os.path.relpath(r["model"], REPO), r["engine"], r["beam"]) for r in bleu_rows))
-    lines = ["| model | engine | beam | " + " | ".join(sets) + " |", "|---|---|---|" + "---|" * len(sets)]
+    scored = [r for r in rows if "bleu" in r]
+    sets = list(dict.fromkeys(r["set"] for r in scored))
+    keys = list(dict.fromkeys((os.path.relpath(r["model"], REPO), r["engine"], r["beam"]) for r in scored))
+    lines = ["BLEU / chrF2", "",
+             "| model | engine | beam | " + " | ".join(sets) + " |", "|---|---|---|" + "---|" * len(sets)]
     for model, engine, beam in keys:
         cells = []
         for s in sets:
-            hit = [r for r in bleu_rows if (os.path.relpath(r["model"], REPO), r["engine"], r["beam"], r["set"]) ==
+            hit = [r for r in scored if (os.path.relpath(r["model"], REPO), r["engine"], r["beam"], r["set"]) ==
                    (model, engine, beam, s)]
-            cells.append(f"{hit[0]['bleu']:.2f}" if hit else "")
+            cells.append(f"{hit[0]['bleu']:.2f} / {hit[0]['chrf']:.2f}" if hit else "")
         lines.append(f"| {model} | {engine} | {beam} | " + " | ".join(cells) + " |")
     for r in rows:
         if "agreement" in r:
-            lines.append(f"\n{os.path.relpath(r['model'], REPO)} {r['set']}: {r['agreement']}: "
+            lines.append(f"\n{os.path.relpath(r['model'], REPO)} {r['set']} beam {r['beam']}: {r['agreement']}: "
                          f"{r['differing_lines']} of {r['lines']} lines differ")
     return "\n".join(lines)
+
+
+def card_rows(rows, engine="tformer"):
+    """The rows of one engine in a model folder's eval.json form (the folder's files by name)."""
+    out = []
+    for r in rows:
+        if "bleu" not in r or r["engine"] != engine:
+            continue
+        from . import tfm
+        weights = tfm.read(r["model"]).metadata.get("weights")
+        out.append({"file": os.path.basename(r["model"]), "weights": weights, "set": r["set"],
+                    "search": "greedy" if r["beam"] == 1 else f"beam{r['beam']}", "bleu": r["bleu"],
+                    "chrf": r["chrf"]})
+    return {"metrics": "sacreBLEU BLEU (13a, case-sensitive) and chrF2, whole test sets, the native engine",
+            "rows": out}
 
 
 def register(sub):
@@ -132,19 +159,25 @@ def register(sub):
     s.add_argument("-m", "--model", action="append", required=True)
     s.add_argument("--sets", default=",".join(DEFAULT_SETS))
     s.add_argument("--engines", default="pytorch,tformer")
-    s.add_argument("--beam", type=int, default=1)
+    s.add_argument("--beam", default="1", help="beam size, or several separated by commas (1,4)")
     s.add_argument("--threads", type=int, default=2)
     s.add_argument("--out", default=os.path.join(REPO, "models", "work", "eval"))
     s.add_argument("--tformer", default=os.path.join(REPO, "build", "tformer"), help="the native CLI")
     s.add_argument("--lines", type=int, help="only the first N lines of each set (quick checks)")
     s.add_argument("--json", help="also write the rows as JSON here")
+    s.add_argument("--card-json", help="write the engine's rows in a model folder's eval.json form here")
     s.set_defaults(func=cmd_evaluate)
 
 
 def cmd_evaluate(args):
-    rows = evaluate(args.model, args.sets.split(","), args.engines.split(","), args.beam, args.threads,
+    beams = [int(b) for b in str(args.beam).split(",")]
+    rows = evaluate(args.model, args.sets.split(","), args.engines.split(","), beams, args.threads,
                     args.out, args.tformer, args.lines)
     print(markdown(rows))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
+    if args.card_json:
+        with open(args.card_json, "w") as f:
+            json.dump(card_rows(rows), f, indent=1)
+            f.write("\n")
