@@ -11,8 +11,16 @@ COMMAND_MODULES = ("evaluate", "marian", "onnx_export", "quantize")
 
 
 def cmd_train(args):
-    from .train import train
-    train(args.config, max_minutes=args.max_minutes)
+    from .train import benchmark, export_best, train
+    if args.benchmark is not None:
+        if args.benchmark < 1:
+            raise SystemExit("--benchmark: the number of steps must be at least 1")
+        benchmark(args.config, args.benchmark)
+        return
+    if args.max_minutes != 0:
+        train(args.config, max_minutes=args.max_minutes)
+    if args.export_best and int(os.environ.get("RANK", "0")) == 0:
+        export_best(args.config, args.export_best, args.weights)
 
 
 def parse_metadata(pairs):
@@ -62,7 +70,15 @@ def main(argv):
 
     s = sub.add_parser("train", help="train a model from a recipe (models/configs/*.yaml)")
     s.add_argument("config")
-    s.add_argument("--max-minutes", type=float, default=None, help="stop (resumably) after this time")
+    s.add_argument("--max-minutes", type=float, default=None,
+                   help="stop (resumably) after this time; 0: do not train (with --export-best: only export)")
+    s.add_argument("--benchmark", type=int, metavar="STEPS", default=None,
+                   help="time STEPS training steps of a fresh model (nothing saved): target tokens/s and "
+                        "the split of a step (data, forward, backward, optimizer, synchronisation)")
+    s.add_argument("--export-best", metavar="TFM", default=None,
+                   help="after training, export whichever has the lowest dev loss: the last checkpoint, "
+                        "the average of the last `average_last`, or the best one")
+    s.add_argument("--weights", choices=["f32", "f16", "int8"], default="f16", help="with --export-best")
     s.set_defaults(func=cmd_train)
 
     s = sub.add_parser("export", help="write a .tfm file from checkpoints (several are averaged)")

@@ -36,8 +36,9 @@ def positional_encoding(kind: str, positions: int, d_model: int) -> torch.Tensor
 
 
 def lengths_to_padding_mask(lengths: torch.Tensor, max_len: int) -> torch.Tensor:
-    """True where a position is padding. Built from lengths, since Marian pads with EOS's id."""
-    return torch.arange(max_len)[None, :] >= lengths[:, None]
+    """True where a position is padding. Built from lengths, since Marian pads with EOS's id.
+    On the lengths' device (training keeps them on the GPU: no copy to the host per batch)."""
+    return torch.arange(max_len, device=lengths.device)[None, :] >= lengths[:, None]
 
 
 def qd8_quantize(x: torch.Tensor):
@@ -86,7 +87,24 @@ def use_int8_weights(model: nn.Module, weights: dict):
         model.int8_output = (torch.tensor(np.array(q)).double(), torch.tensor(np.array(s)).float())
 
 
+def training_attention(q, k, v, mask):
+    """Training's attention: the function MultiHeadAttention.attend computes (the specification),
+    without the attention weights, through PyTorch's fused kernel where it has one
+    (F.scaled_dot_product_attention, torch >= 2.0; its boolean mask is True where a key takes part).
+    Elsewhere the explicit formula with the scale applied to q (T x dh products, not T x T).
+    tests/models/test_train.py checks it against attend."""
+    if hasattr(F, "scaled_dot_product_attention"):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=None if mask is None else ~mask)
+    scores = torch.matmul(q * (1.0 / math.sqrt(q.shape[-1])), k.transpose(-1, -2))
+    if mask is not None:
+        scores = scores.masked_fill(mask, float("-inf"))
+    return torch.matmul(torch.softmax(scores, dim=-1), v)
+
+
 class MultiHeadAttention(nn.Module):
+    # Set by Transformer.use_training_attention (training only): the reference never changes.
+    training_path = False
+
     def __init__(self, d_model: int, heads: int):
         super().__init__()
         self.heads = heads
@@ -102,6 +120,10 @@ class MultiHeadAttention(nn.Module):
 
     def attend(self, q, k, v, mask):
         """q [B,H,Tq,dh], k/v [B,H,Tk,dh]; mask broadcastable to [B,H,Tq,Tk], True = hidden."""
+        if self.training_path:
+            out = training_attention(q, k, v, mask)
+            b, h, t, dh = out.shape
+            return self.o(out.transpose(1, 2).reshape(b, t, h * dh)), None
         scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim)
         if mask is not None:
             scores = scores.masked_fill(mask, float("-inf"))
@@ -256,6 +278,14 @@ class Transformer(nn.Module):
         self.register_buffer("pe", positional_encoding(cfg.positional_encoding, cfg.max_positions, d),
                              persistent=False)
         self.reset_parameters()
+
+    def use_training_attention(self, enabled: bool = True):
+        """Attention through training_attention (no weights returned): for training only; decoding,
+        export and the parity fixtures use the explicit formula."""
+        for m in self.modules():
+            if isinstance(m, MultiHeadAttention):
+                m.training_path = enabled
+        return self
 
     def reset_parameters(self):
         for name, p in self.named_parameters():
