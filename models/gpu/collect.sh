@@ -10,7 +10,11 @@ for first in "$from"/*.tfm.part-aa; do
   [ -e "$first" ] || { echo "no *.tfm.part-aa in $from" >&2; exit 2; }
   name=$(basename "$first" .tfm.part-aa)
   cat "$from/$name".tfm.part-* > "models/work/gpu/$name.tfm"
-  [ -f "$from/$name.log" ] && cp "$from/$name.log" "models/work/gpu/$name.log"
+  if [ -f "$from/$name.log" ]; then
+    cp "$from/$name.log" "models/work/gpu/$name.log"
+    # what --export-best chose (and, with BENCH_STEPS, the measured speed)
+    grep -E '"msg": "export"|target tokens/s' "$from/$name.log" || true
+  fi
   if [ -x build/tformer ]; then build/tformer info "models/work/gpu/$name.tfm" | grep -E "^(model|metadata):"; fi
   echo "models/work/gpu/$name.tfm"
 done

@@ -7,7 +7,7 @@ import importlib.util
 import os
 import sys
 
-COMMAND_MODULES = ("evaluate", "marian", "onnx_export", "quantize")
+COMMAND_MODULES = ("evaluate", "marian", "onnx_export", "quantize", "variants")
 
 
 def cmd_train(args):
@@ -17,7 +17,7 @@ def cmd_train(args):
             raise SystemExit("--benchmark: the number of steps must be at least 1")
         benchmark(args.config, args.benchmark)
         return
-    if args.max_minutes != 0:
+    if not (args.max_minutes == 0 and args.export_best):  # (the export prepares the data itself)
         train(args.config, max_minutes=args.max_minutes)
     if args.export_best and int(os.environ.get("RANK", "0")) == 0:
         export_best(args.config, args.export_best, args.weights)
@@ -71,7 +71,8 @@ def main(argv):
     s = sub.add_parser("train", help="train a model from a recipe (models/configs/*.yaml)")
     s.add_argument("config")
     s.add_argument("--max-minutes", type=float, default=None,
-                   help="stop (resumably) after this time; 0: do not train (with --export-best: only export)")
+                   help="stop (resumably) after this time; 0: only prepare the data (tokenize into the cache) "
+                        "and, with --export-best, export")
     s.add_argument("--benchmark", type=int, metavar="STEPS", default=None,
                    help="time STEPS training steps of a fresh model (nothing saved): target tokens/s and "
                         "the split of a step (data, forward, backward, optimizer, synchronisation)")

@@ -193,9 +193,10 @@ class TrainingLoss(nn.Module):
         memory, memory_mask = self.model.encode(src, s_len)
         return self.model.decode_states(self.model.decoder_input(tgt), memory, memory_mask)[0]
 
-    def forward(self, src, s_len, tgt, select):
+    def forward(self, src, s_len, tgt, select, eager: bool = False):
+        """eager: the uncompiled trunk (dev evaluation: its many long shapes would each compile)."""
         try:
-            states = self.states(src, s_len, tgt)
+            states = (self.trunk if eager else self.states)(src, s_len, tgt)
         except Exception as e:  # a torch.compile failure costs speed, not the run
             if self.states == self.trunk:
                 raise
@@ -240,7 +241,7 @@ def evaluate(loss_fn: TrainingLoss, assembler: BatchAssembler, batches, device, 
     for first, end, length, count, _ in plan:
         S, s_len, T, t_len = assembler.batch(index[first:end], length)
         with autocast_context(device, precision):
-            _, nll = loss_fn(S, s_len, T, target_positions(t_len, length, count))
+            _, nll = loss_fn(S, s_len, T, target_positions(t_len, length, count), eager=True)
         total += nll.double()
         tokens += count
     loss_fn.train(was_training)
@@ -484,8 +485,11 @@ class Trainer:
 
 
 def train(recipe_path: str, max_minutes: float | None = None):
+    """Trains (or resumes) a recipe; max_minutes 0 only prepares it (vocabulary, token files)."""
     trainer = Trainer(load_recipe(recipe_path))
     try:
+        if max_minutes == 0:
+            return trainer.wd
         return run_training(trainer, max_minutes)
     finally:
         trainer.ddp.close()
