@@ -76,11 +76,13 @@ for (const isolation of [true, false]) {
       assert.equal(info.load.fromCache, false);
       assert.equal(modelRequests(server.requests), 1, 'the model was downloaded once');
       const engineText = await page.textContent('#engine');
-      assert.match(engineText, new RegExp(`backend: wasm \\(xnnpack\\), ${{ relaxed: 'relaxed-SIMD', threaded: 'threaded', single: 'single-threaded' }[mode]} build`));
+      assert.match(engineText, new RegExp(`^engine: wasm ${{ relaxed: 'relaxed-SIMD', threaded: 'threaded', single: 'single-threaded' }[mode]} build .*CPU kernels: XNNPACK`));
 
       // Type a sentence (key by key: the debounce cancels stale requests); compare with the CLI.
-      const entry = server.registry.models.find((m) => m.id === info.model.name) ?? server.registry.models[0];
-      const modelFile = path.resolve(webDir, 'demo', entry.url);
+      const shown = await page.evaluate(() => window.demoEntry);
+      const entry = server.registry.models.find((m) => m.id === shown.id);
+      // The file the page loaded: the entry's default variant, or the one the URL picked.
+      const modelFile = path.join(repoRoot, decodeURIComponent(new URL(shown.url).pathname));
       await page.fill('#source', '');
       await page.locator('#source').pressSequentially(SENTENCE, { delay: 25 });
       await page.waitForFunction((s) => document.getElementById('output').dataset.source === s && document.body.dataset.state === 'done',
@@ -113,10 +115,11 @@ for (const isolation of [true, false]) {
       const other = server.registry.models.find((m) => m.id !== entry.id);
       if (other) {
         await page.selectOption('#direction', other.id);
-        await page.waitForFunction((id) => window.translatorInfo?.model.name === id && document.body.dataset.state === 'done',
+        await page.waitForFunction((id) => window.demoEntry?.id === id && document.body.dataset.state === 'done',
           other.id, { timeout: 120_000 });
-        const shown = await page.evaluate(() => ({ source: document.getElementById('output').dataset.source, text: document.getElementById('output').textContent }));
-        assert.equal(shown.text, nativeTranslation(path.resolve(webDir, 'demo', other.url), shown.source), `translation with ${other.id}`);
+        const now = await page.evaluate(() => ({ source: document.getElementById('output').dataset.source, text: document.getElementById('output').textContent,
+          url: window.demoEntry.url }));
+        assert.equal(now.text, nativeTranslation(path.join(repoRoot, decodeURIComponent(new URL(now.url).pathname)), now.source), `translation with ${other.id}`);
         assert.match(page.url(), new RegExp(`[?&]model=${other.id.replace('.', '\\.')}`));
       }
 

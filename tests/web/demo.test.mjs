@@ -11,7 +11,7 @@ test('demo/sw.js precaches the page, every package module and the wasm builds', 
   const list = JSON.parse(sw.match(/const PRECACHE = (\[[^\]]*\]);/)[1].replace(/'/g, '"').replace(/,\s*\]/, ']'));
   const { FILES } = await import(path.join(webDir, 'scripts', 'build.mjs'));
   const wanted = [
-    './', ...readdirSync(path.join(webDir, 'demo')).filter((f) => /\.(js|css)$/.test(f) && f !== 'sw.js'), 'registry.json',
+    './', ...readdirSync(path.join(webDir, 'demo')).filter((f) => /\.(js|css|svg)$/.test(f) && f !== 'sw.js'), 'registry.json',
     // every module the package's Worker may import, the WebGPU backend's included
     ...readdirSync(path.join(webDir, 'src'), { recursive: true }).filter((f) => f.endsWith('.js'))
       .map((f) => `../src/${f.split(path.sep).join('/')}`),

@@ -47,3 +47,20 @@ export class MemoryCache {
     return this.entries.delete(String(key));
   }
 }
+
+// A .tfm file with other metadata: the header is rewritten and the data section re-aligned to
+// 64 bytes (models/FORMAT.md); tensor offsets are relative to the data section, so they hold.
+export function withMetadata(bytes, metadata) {
+  const view = Buffer.from(bytes);
+  const length = Number(view.readBigUInt64LE(16));
+  const header = JSON.parse(view.toString('utf8', 24, 24 + length));
+  const data = view.subarray(Math.ceil((24 + length) / 64) * 64);
+  const json = Buffer.from(JSON.stringify({ ...header, metadata }));
+  const start = Math.ceil((24 + json.length) / 64) * 64;
+  const out = Buffer.alloc(start + data.length);
+  view.copy(out, 0, 0, 16);
+  out.writeBigUInt64LE(BigInt(json.length), 16);
+  json.copy(out, 24);
+  data.copy(out, start);
+  return out;
+}

@@ -7,26 +7,9 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fixturePath, importPackage, webDir } from './helpers.mjs';
+import { fixturePath, importPackage, webDir, withMetadata } from './helpers.mjs';
 
 const { buildRegistry, readTfmHeader } = await import(path.join(webDir, 'scripts', 'registry.mjs'));
-
-// A .tfm file with other metadata: the header is rewritten and the data section re-aligned to
-// 64 bytes (models/FORMAT.md); tensor offsets are relative to the data section, so they hold.
-function withMetadata(bytes, metadata) {
-  const view = Buffer.from(bytes);
-  const length = Number(view.readBigUInt64LE(16));
-  const header = JSON.parse(view.toString('utf8', 24, 24 + length));
-  const data = view.subarray(Math.ceil((24 + length) / 64) * 64);
-  const json = Buffer.from(JSON.stringify({ ...header, metadata }));
-  const start = Math.ceil((24 + json.length) / 64) * 64;
-  const out = Buffer.alloc(start + data.length);
-  view.copy(out, 0, 0, 16);
-  out.writeBigUInt64LE(BigInt(json.length), 16);
-  json.copy(out, 24);
-  data.copy(out, start);
-  return out;
-}
 
 test('registry: trained models first-class, fixtures only as a stand-in', async () => {
   const root = mkdtempSync(path.join(tmpdir(), 'tformer-registry-'));
@@ -79,6 +62,88 @@ test('registry: trained models first-class, fixtures only as a stand-in', async 
     assert.equal(skipped.length, 2);
     assert.match(skipped[0], /broken\/model\.tfm is not a \.tfm model \(bad magic\)/);
     assert.match(skipped[1], /tiny\.deen\/model\.tfm: the metadata names no source_language\/target_language/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+// A model folder with an int8 file beside model.tfm: one entry (the folder's name), two variants
+// with their sizes and hashes, and the default chosen by the rule on eval.json's greedy BLEU
+// (int8 when within 0.5 of the full model on every set measured for both). The figures here are
+// made up for the rule; the shipped models' own figures are not assumed.
+test('registry: variants of a model folder, int8 the default only within 0.5 BLEU', async () => {
+  const { chooseDefault, INT8_MAX_BLEU_LOSS } = await import(path.join(webDir, 'scripts', 'registry.mjs'));
+  assert.equal(INT8_MAX_BLEU_LOSS, 0.5);
+  const root = mkdtempSync(path.join(tmpdir(), 'tformer-registry-'));
+  try {
+    const dir = path.join(root, 'models', 'tiny.deen');
+    mkdirSync(dir, { recursive: true });
+    const meta = { name: 'gpu2.deen', source_language: 'de', target_language: 'en' };
+    const full = withMetadata(readFileSync(fixturePath('marian')), meta);
+    const int8 = withMetadata(readFileSync(fixturePath('marian-int8')), meta);
+    writeFileSync(path.join(dir, 'model.tfm'), full);
+    const out = path.join(root, 'web', 'demo', 'registry.json');
+    const listed = () => buildRegistry({ root, out }).registry.models;
+
+    // Only model.tfm (no int8, no eval.json): one variant, the default; the id is the folder's.
+    let [m] = listed();
+    assert.equal(m.id, 'tiny.deen', 'the folder name, not the metadata name');
+    assert.deepEqual(m.variants.map((v) => [v.file, v.weights, v.default]), [['model.tfm', 'f16', true]]);
+    assert.equal(m.weights, 'f16');
+
+    // int8 beside it, not measured: model.tfm stays the default, both are offered.
+    writeFileSync(path.join(dir, 'model.int8.tfm'), int8);
+    [m] = listed();
+    assert.deepEqual(m.variants.map((v) => [v.file, v.weights, v.default]), [['model.tfm', 'f16', true], ['model.int8.tfm', 'int8', false]]);
+    assert.match(m.defaultReason, /no greedy BLEU of both model\.int8\.tfm and model\.tfm/);
+    const v8 = m.variants[1];
+    assert.deepEqual([v8.url, v8.size, v8.sha256], ['../../models/tiny.deen/model.int8.tfm', int8.length,
+      createHash('sha256').update(int8).digest('hex')]);
+
+    const evaluate = (rows) => writeFileSync(path.join(dir, 'eval.json'), JSON.stringify({ rows }));
+    const row = (file, set, bleu, search = 'greedy') => ({ file, weights: file === 'model.tfm' ? 'f16' : 'int8', set, search, bleu, chrf: 40 });
+    // Within 0.5 on both sets (beam rows and a set measured for one file only do not count): int8.
+    evaluate([row('model.tfm', 'a', 20.0), row('model.int8.tfm', 'a', 19.5), row('model.tfm', 'b', 2.0), row('model.int8.tfm', 'b', 2.3),
+      row('model.int8.tfm', 'a', 5.0, 'beam4'), row('model.int8.tfm', 'c', 0.1)]);
+    [m] = listed();
+    assert.deepEqual(m.variants.map((v) => [v.weights, v.default]), [['int8', true], ['f16', false]]);
+    assert.deepEqual([m.url, m.size, m.sha256, m.weights], [v8.url, v8.size, v8.sha256, 'int8'], 'the entry is its default variant');
+    assert.deepEqual(m.variants[0].bleu, { a: 19.5, b: 2.3, c: 0.1 });
+    assert.match(m.defaultReason, /int8 is within 0\.5 BLEU of f16 on every test set \(greedy: a 19\.5 vs 20, b 2\.3 vs 2\)/);
+    // More than 0.5 lower on one set: f16.
+    evaluate([row('model.tfm', 'a', 20.0), row('model.int8.tfm', 'a', 19.49), row('model.tfm', 'b', 2.0), row('model.int8.tfm', 'b', 2.3)]);
+    [m] = listed();
+    assert.deepEqual(m.variants.map((v) => [v.weights, v.default]), [['f16', true], ['int8', false]]);
+    assert.match(m.defaultReason, /int8 loses more than 0\.5 BLEU on a/);
+    assert.equal(chooseDefault([{ file: 'model.tfm', weights: 'f32', bleu: {} }]).file, 'model.tfm');
+
+    // The page's side: the entry loads as is (its default), withVariant picks the other one, and
+    // a registry whose entry does not match its default variant is refused.
+    evaluate([row('model.tfm', 'a', 20.0), row('model.int8.tfm', 'a', 20.0)]);
+    const pkg = await importPackage();
+    const r = pkg.parseRegistry(buildRegistry({ root, out }).registry, `file://${out}`);
+    const entry = r.models[0];
+    assert.equal(entry.weights, 'int8');
+    assert.ok(entry.variants.every((v) => v.url.startsWith('file:///')));
+    const small = await pkg.Translator.create({ model: entry, variant: 'single' });
+    assert.equal(small.info.model.sha256, v8.sha256);
+    assert.equal(small.info.load.bytes, int8.length);
+    small.dispose();
+    const f16 = pkg.withVariant(entry, 'f16');
+    assert.deepEqual([f16.weights, f16.size], ['f16', full.length]);
+    const big = await pkg.Translator.create({ model: f16, variant: 'single' });
+    assert.equal(big.info.model.sha256, createHash('sha256').update(full).digest('hex'));
+    big.dispose();
+    assert.equal(pkg.withVariant(entry).weights, 'int8');
+    assert.throws(() => pkg.withVariant(entry, 'f32'), { name: 'RangeError', message: "model tiny.deen has no 'f32' variant (it has: int8, f16)" });
+    const json = buildRegistry({ root, out }).registry;
+    json.models[0].sha256 = json.models[0].variants[1].sha256;
+    assert.throws(() => pkg.parseRegistry(json, `file://${out}`), /model tiny\.deen: its url and sha256 must be those of its default variant/);
+    json.models[0].variants[1].default = true;
+    assert.throws(() => pkg.parseRegistry(json, `file://${out}`), /exactly one variant must be the default/);
+    // An older registry without variants: the entry is its own single variant.
+    const plain = pkg.parseRegistry({ format: 'tformer-registry', version: 1, models: [{ id: 'x', from: 'de', to: 'en', url: 'x.tfm', size: 4, sha256: 'a'.repeat(64) }] }, 'http://h/r.json');
+    assert.deepEqual(plain.models[0].variants, [{ weights: null, url: 'http://h/x.tfm', size: 4, sha256: 'a'.repeat(64), default: true }]);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -1,20 +1,39 @@
 // The demo page: pick a direction from the model registry, type, and read the translation and
 // the attention behind it. Everything runs through the package's public API (../src/index.js).
-import { Translator, loadRegistry } from '../src/index.js';
+import { Translator, loadRegistry, withVariant, describeAdapter } from '../src/index.js';
 import { drawHeatmap } from './heatmap.js';
+import { renderMarkdown } from './markdown.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
-  direction: $('direction'), swap: $('swap'), beam: $('beam'), backend: $('backend'), compute: $('compute'), source: $('source'), output: $('output'),
-  timing: $('timing'), loading: $('loading'), progress: $('progress'), progressText: $('progress-text'),
-  error: $('error'), engine: $('engine'), warnings: $('warnings'), heatmap: $('heatmap'),
-  testNote: $('test-model-note'), sourceLabel: $('source-label'), targetLabel: $('target-label'),
+  direction: $('direction'), swap: $('swap'), weights: $('weights'), beam: $('beam'), backend: $('backend'), compute: $('compute'),
+  source: $('source'), output: $('output'), timing: $('timing'), loading: $('loading'), progress: $('progress'),
+  progressText: $('progress-text'), error: $('error'), engine: $('engine'), warnings: $('warnings'), heatmap: $('heatmap'),
+  testNote: $('test-model-note'), domainNote: $('domain-note'), domainSize: $('domain-size'), domainFigures: $('domain-figures'),
+  gpuWarning: $('gpu-warning'), examples: $('examples'), about: $('model-about'), card: $('model-card'),
+  sourceLabel: $('source-label'), targetLabel: $('target-label'),
+  work: $('work'), workProgress: $('work-progress'), workText: $('work-text'), stop: $('stop'),
 };
+// Sentences the shipped models translate well (short, everyday or caption-like: their training
+// domain), picked by running candidates through the CLI (`build/tformer translate -m ...`).
 const EXAMPLES = {
-  de: 'Die Katze schläft auf dem Sofa.',
-  en: 'The cat is sleeping on the sofa.',
+  de: ['Zwei Kinder spielen im Park.', 'Die Katze schläft auf dem Sofa.', 'Wie geht es dir?', 'Mein Bruder wohnt in Berlin.',
+    'Ein Junge springt ins Wasser.'],
+  en: ['Two children are playing in the park.', 'A boy jumps into the water.', 'Where is the train station?',
+    'My brother lives in Berlin.', 'I am going to the cinema tomorrow.'],
 };
 const DEBOUNCE_MS = 250;
+// A translation that became stale (the text changed while it ran) is left to finish when it is
+// short, and its successor starts right after: stopping a running one terminates the engine's
+// Worker (a wasm call cannot be interrupted) and starts a new engine, which costs more than a
+// short translation. Only work that has run this long is stopped that way.
+const RESTART_AFTER_MS = 1500;
+// Longer inputs are translated in chunks of whole sentences of about this many characters, so
+// that results appear as they finish, progress shows, and Stop ends the work between chunks.
+const CHUNK_CHARS = 400;
+// Test sets of the models' eval.json, as the page names them (in this order).
+const SET_NAMES = { 'multi30k-test2016': 'Multi30k image captions', 'flores-devtest': 'FLORES (Wikipedia)', newstest2019: 'WMT news 2019',
+  newstest2020: 'WMT news 2020' };
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
 const language = (code) => { try { return languageNames.of(code); } catch { return code; } };
 const params = new URLSearchParams(location.search);
@@ -22,8 +41,11 @@ const params = new URLSearchParams(location.search);
 let registry = null;
 let translator = null;
 let loadToken = 0;       // which model load is current (a newer selection supersedes an older one)
-let inFlight = null;     // AbortController of the translation being shown
+let job = null;          // the translation running: {text, beam, cancelled, stopped, controller, requestStarted, killTimer}
+let waiting = false;     // a newer text waits for `job` to end
+let idleWaiters = [];    // resolved when no translation runs or waits
 let debounce = 0;
+let softwareGpu = null;  // the page's WebGPU adapter is a software one: its description
 
 function setState(state) {
   document.body.dataset.state = state;
@@ -36,6 +58,12 @@ function showError(message) {
 
 function mib(bytes) {
   return `${(bytes / 1048576).toFixed(bytes < 1048576 ? 2 : 1)} MiB`;
+}
+
+/** Rates with sensible precision: 3 significant digits below 100, whole numbers above. */
+export function formatRate(x) {
+  if (!Number.isFinite(x) || x <= 0) return '0';
+  return x >= 100 ? String(Math.round(x)) : x.toPrecision(3).replace(/\.?0+$/, '');
 }
 
 function onProgress(event) {
@@ -62,6 +90,29 @@ function wantedBackend() {
   return BACKENDS.includes(ui.backend.value) ? ui.backend.value : 'auto';
 }
 
+// Before WebGPU is asked for: is this browser's adapter a software one (SwiftShader and the like
+// run WGSL on the CPU, far slower than wasm)? The same rule as the package's 'auto' (describeAdapter).
+async function checkGpu() {
+  softwareGpu = null;
+  if (wantedBackend() === 'webgpu') {
+    try {
+      const adapter = await navigator.gpu?.requestAdapter({ powerPreference: 'high-performance' });
+      const summary = adapter ? describeAdapter(adapter) : null;
+      if (summary?.software) softwareGpu = [summary.vendor, summary.architecture, summary.device, summary.description].filter(Boolean).join(' ') || 'a fallback adapter';
+    } catch { /* the engine reports what it finds */ }
+  }
+  showGpuWarning();
+}
+
+function showGpuWarning() {
+  const on = softwareGpu && wantedBackend() === 'webgpu' && (!translator || translator.info.backend === 'webgpu');
+  ui.gpuWarning.hidden = !on;
+  if (on) {
+    ui.gpuWarning.textContent = `WebGPU here is a software adapter (${softwareGpu}): it computes on the CPU and runs about 100 times ` +
+      'slower than wasm. Choose "auto" or "wasm (CPU)" for normal speed.';
+  }
+}
+
 // Which backend computes, and why (info.backend, backendReason, adapter); updated after a fallback.
 function describeCompute(info) {
   const label = info.backend === 'webgpu' ? 'WebGPU' : 'wasm (CPU)';
@@ -70,31 +121,106 @@ function describeCompute(info) {
   ui.compute.dataset.backend = info.backend;
   ui.warnings.textContent = info.warnings.join(' ');
   ui.warnings.hidden = info.warnings.length === 0;
+  showGpuWarning();
 }
 
-function describeEngine(info) {
+// The wasm build and its CPU kernels, apart from the compute path above (on WebGPU the decoder
+// layers and the search still run in wasm on these kernels).
+function describeEngine(info, entry) {
   const build = { relaxed: 'relaxed-SIMD build (relaxed SIMD + threads)', threaded: 'threaded build (SIMD + threads)' }[info.variant] ??
     'single-threaded build (SIMD)';
   const source = info.load.fromCache ? 'from cache' : 'downloaded';
-  ui.engine.textContent = `backend: ${info.backend} (${info.engine}), ${build}, ${info.threads} thread${info.threads > 1 ? 's' : ''}` +
-    ` | model ${info.model.name ?? ''} ${mib(info.load.bytes)} ${source}, ready in ${Math.round(info.load.totalMs)} ms` +
+  ui.engine.textContent = `engine: wasm ${build}, ${info.threads} thread${info.threads > 1 ? 's' : ''}, CPU kernels: ${info.engine === 'xnnpack' ? 'XNNPACK' : info.engine}` +
+    ` | model ${entry.id}${entry.weights ? ` (${entry.weights})` : ''} ${mib(info.load.bytes)} ${source}, ready in ${Math.round(info.load.totalMs)} ms` +
     (info.crossOriginIsolated ? '' : ' | page not cross-origin isolated');
   ui.engine.dataset.variant = info.variant;
   ui.engine.dataset.threads = String(info.threads);
   describeCompute(info);
 }
 
-async function selectModel(entry) {
+function clearOutput() {
+  ui.output.textContent = '';
+  delete ui.output.dataset.source;
+  ui.timing.textContent = '';
+  ui.work.hidden = true;
+  drawHeatmap(ui.heatmap, null);
+}
+
+// The note beside the selector: what the model is good at, with its measured BLEU when the
+// registry has it (models/<name>/eval.json, greedy).
+function describeDomain(entry, info) {
+  ui.domainNote.hidden = entry.test;
+  ui.testNote.hidden = !entry.test;
+  const parameters = info?.model.parameters;
+  ui.domainSize.textContent = !parameters ? '' : parameters >= 1e6 ? ` (${(parameters / 1e6).toFixed(0)} M parameters)`
+    : ` (${Math.max(1, Math.round(parameters / 1e3))} k parameters)`;
+  const variant = (entry.variants ?? []).find((v) => v.weights === entry.weights) ?? {};
+  const figures = Object.entries(SET_NAMES).filter(([set]) => Number.isFinite(variant.bleu?.[set]))
+    .map(([set, name]) => `${variant.bleu[set].toFixed(1)} on ${name}`);
+  ui.domainFigures.textContent = figures.length ? ` (BLEU ${figures.join(', ')})` : '';
+}
+
+function showExamples(entry) {
+  const list = entry.test ? [] : EXAMPLES[entry.from] ?? [];
+  ui.examples.hidden = !list.length;
+  ui.examples.replaceChildren(Object.assign(document.createElement('span'), { className: 'label', textContent: 'Try:' }),
+    ...list.map((text) => {
+      const b = Object.assign(document.createElement('button'), { type: 'button', className: 'example', textContent: text });
+      b.addEventListener('click', () => {
+        ui.source.value = text;
+        ui.source.dataset.example = 'no';
+        requestTranslation();
+      });
+      return b;
+    }));
+}
+
+// "About this model": the model's card, rendered on first opening.
+const cards = new Map();
+async function showCard(entry) {
+  if (!entry.readme || !ui.about.open || ui.card.dataset.url === entry.readme) return;
+  ui.card.dataset.url = entry.readme;
+  ui.card.replaceChildren(Object.assign(document.createElement('p'), { className: 'meta', textContent: 'loading the model card...' }));
+  try {
+    if (!cards.has(entry.readme)) {
+      const response = await fetch(entry.readme);
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      cards.set(entry.readme, await response.text());
+    }
+    if (ui.card.dataset.url === entry.readme) ui.card.replaceChildren(renderMarkdown(cards.get(entry.readme), entry.readme));
+  } catch (e) {
+    delete ui.card.dataset.url;
+    ui.card.replaceChildren(Object.assign(document.createElement('p'), { className: 'error', textContent: `The model card could not be loaded: ${e.message}` }));
+  }
+}
+
+function variantOf(entry) {
+  const weights = ui.weights.value;
+  return (entry.variants ?? []).some((v) => v.weights === weights) ? withVariant(entry, weights) : withVariant(entry);
+}
+
+function listVariants(entry, wanted) {
+  const variants = entry.variants ?? [];
+  ui.weights.replaceChildren(...variants.map((v) => new Option(`${v.weights}, ${mib(v.size)}${v.default ? ' (default)' : ''}`, v.weights)));
+  ui.weights.value = variants.some((v) => v.weights === wanted) ? wanted : variants.find((v) => v.default)?.weights ?? '';
+  ui.weights.disabled = variants.length < 2;
+  ui.weights.title = entry.defaultReason ? `default: ${entry.defaultReason}` : ui.weights.title;
+}
+
+async function selectModel(base) {
   const token = ++loadToken;
-  inFlight?.abort();
+  dropJob();
   translator?.dispose();
   translator = null;
+  const entry = variantOf(base);
   setState('loading');
   showError('');
   ui.source.disabled = true;
-  ui.testNote.hidden = !entry.test;
-  $('model-about').hidden = !entry.readme;
-  if (entry.readme) $('model-readme').href = entry.readme;
+  ui.swap.disabled = true;
+  describeDomain(entry, null);
+  showExamples(entry);
+  ui.about.hidden = !entry.readme;
+  showCard(entry);
   ui.sourceLabel.textContent = language(entry.from);
   ui.targetLabel.textContent = language(entry.to);
   ui.loading.hidden = false;
@@ -102,6 +228,8 @@ async function selectModel(entry) {
   ui.progressText.textContent = 'opening the model...';
   const url = new URL(location.href);
   url.searchParams.set('model', entry.id);
+  if (entry.variants?.length > 1 && !entry.variants.find((v) => v.weights === entry.weights)?.default) url.searchParams.set('weights', entry.weights);
+  else url.searchParams.delete('weights');
   if (wantedBackend() === 'auto') url.searchParams.delete('backend');
   else url.searchParams.set('backend', wantedBackend());
   history.replaceState(null, '', url);
@@ -120,51 +248,271 @@ async function selectModel(entry) {
       t.dispose();
       return;
     }
+    // Warm-up: the first translation of a fresh engine pays for starting its thread pool and
+    // for first-use work in the kernels (hundreds of ms, against tens once warm); done here it
+    // is part of the start, not of the user's first sentence.
+    ui.progressText.textContent = 'warming up the engine';
+    const warmStart = performance.now();
+    try {
+      await t.translate(EXAMPLES[entry.from]?.at(-1) ?? 'Hello.');
+    } catch { /* a real failure shows with the first translation */ }
+    window.demoWarmupMs = performance.now() - warmStart;
+    if (token !== loadToken) {
+      t.dispose();
+      return;
+    }
     translator = t;
     window.translatorInfo = t.info;  // for the browser tests and the curious
-    describeEngine(t.info);
+    window.demoTranslator = t;
+    window.demoEntry = entry;
+    describeEngine(t.info, entry);
+    describeDomain(entry, t.info);
     ui.loading.hidden = true;
     ui.source.disabled = false;
+    ui.swap.disabled = false;
     setState('ready');
     if (!ui.source.value.trim() || ui.source.dataset.example === 'yes') {
-      ui.source.value = EXAMPLES[entry.from] ?? '';
+      ui.source.value = EXAMPLES[entry.from]?.[0] ?? '';
       ui.source.dataset.example = 'yes';
     }
-    translateNow();
+    requestTranslation();
   } catch (e) {
     if (token !== loadToken) return;
     ui.loading.hidden = true;
     setState('error');
-    showError(`The model could not be loaded: ${e.message}`);
+    // Show the state the page is in: no model, so no translation and no engine.
+    clearOutput();
+    ui.engine.textContent = `model ${entry.id}: not loaded`;
+    ui.compute.textContent = 'compute: none (no model loaded)';
+    ui.warnings.hidden = true;
+    const offline = navigator.onLine === false && /offline: /.test(e.message);
+    showError(offline ? `offline: this model (${entry.id}, ${entry.weights ?? 'model'} ${mib(entry.size)}) is not in the cache yet. ` +
+      'Connect once to download it; the models opened before work offline.' : `The model could not be loaded: ${e.message}`);
   }
 }
 
-async function translateNow() {
+// ---- translations: one job at a time; a stale one finishes unless it runs long ----
+
+function beam() {
+  return Number(ui.beam.value);
+}
+
+/** Translates the source text, now or as soon as the running translation ends. */
+function requestTranslation() {
   clearTimeout(debounce);
   if (!translator) return;
   const text = ui.source.value;
-  inFlight?.abort();  // a stale request is cancelled whether queued or running
-  const controller = new AbortController();
-  inFlight = controller;
+  if (job) {
+    if (!job.cancelled && job.text === text && job.beam === beam()) return;  // already on it
+    retire(job);
+    waiting = true;
+    return;
+  }
+  startJob(text);
+}
+
+// The running job's text is outdated: it ends at its next chunk, and a request still running
+// after RESTART_AFTER_MS is aborted (which restarts the engine).
+function retire(j) {
+  if (j.cancelled) return;
+  j.cancelled = true;
+  const ranFor = performance.now() - j.requestStarted;
+  if (ranFor >= RESTART_AFTER_MS) j.controller.abort();
+  else j.killTimer = setTimeout(() => j.controller.abort(), RESTART_AFTER_MS - ranFor);
+}
+
+// A model change: the old translator goes, with whatever ran on it.
+function dropJob() {
+  if (job) {
+    job.cancelled = true;
+    clearTimeout(job.killTimer);
+    job.controller.abort();
+  }
+  job = null;
+  waiting = false;
+  ui.work.hidden = true;
+  for (const resolve of idleWaiters.splice(0)) resolve();
+}
+
+function whenIdle() {
+  if (!job && !waiting) return Promise.resolve();
+  return new Promise((resolve) => idleWaiters.push(resolve));
+}
+
+async function startJob(text) {
+  const j = { text, beam: beam(), cancelled: false, stopped: false, controller: new AbortController(), requestStarted: performance.now(),
+    killTimer: 0, translator };
+  job = j;
+  ui.work.hidden = true;
   setState('translating');
   try {
-    const result = await translator.translate(text, { alignment: true, beam: Number(ui.beam.value), signal: controller.signal });
-    if (controller !== inFlight) return;
-    ui.output.textContent = result.text;
-    ui.output.dataset.source = text;
-    const t = result.timings;
-    ui.timing.textContent = result.tokens.length
-      ? `${t.translateMs.toFixed(1)} ms, ${t.targetTokens} token${t.targetTokens === 1 ? '' : 's'}, ${Math.round(t.tokensPerSecond)} tokens/s` +
-        (result.sentences.length > 1 ? `, ${result.sentences.length} sentences` : '') + ` on ${t.backend === 'webgpu' ? 'WebGPU' : 'wasm'}`
-      : '';
-    ui.output.dataset.backend = t.backend;
-    drawHeatmap(ui.heatmap, result.alignment);
-    setState('done');
-  } catch (e) {
-    if (e?.name === 'AbortError' || controller !== inFlight) return;
-    setState('error');
-    showError(`Translation failed: ${e.message}`);
+    await runJob(j);
+  } finally {
+    clearTimeout(j.killTimer);
+    if (job === j) {
+      job = null;
+      if (!j.stopped) ui.work.hidden = true;  // a stopped job keeps saying how far it got
+      if (waiting && translator) {
+        waiting = false;
+        startJob(ui.source.value);
+      } else {
+        waiting = false;
+        for (const resolve of idleWaiters.splice(0)) resolve();
+      }
+    }
   }
+}
+
+// Whole sentences (Intl.Segmenter) grouped into chunks of about CHUNK_CHARS; a short input is
+// one chunk, translated exactly as given (the engine splits its sentences itself).
+function chunksOf(text, lang) {
+  if (text.length <= CHUNK_CHARS || typeof Intl.Segmenter !== 'function') return [{ text, sentences: 1, separator: '' }];
+  const chunks = [];
+  let current = '', count = 0;
+  const flush = () => {
+    if (current.trim()) chunks.push({ text: current.trim(), sentences: count, separator: /\n/.test(current.slice(current.trimEnd().length)) ? '\n' : ' ' });
+    current = '';
+    count = 0;
+  };
+  for (const { segment } of new Intl.Segmenter(lang, { granularity: 'sentence' }).segment(text)) {
+    current += segment;
+    if (segment.trim()) count++;
+    if (current.length >= CHUNK_CHARS || /\n\s*$/.test(segment)) flush();
+  }
+  flush();
+  chunks.at(-1).separator = '';
+  return chunks;
+}
+
+// One matrix for the heat map from the sentences of several results (as the engine builds a
+// paragraph's: each sentence a block on the diagonal).
+function joinAlignments(sentences) {
+  const src = sentences.flatMap((s) => s.alignment.sourcePieces), tgt = sentences.flatMap((s) => s.alignment.targetPieces);
+  const weights = new Float32Array(src.length * tgt.length);
+  let r0 = 0, c0 = 0;
+  for (const { alignment: a } of sentences) {
+    const rows = a.targetPieces.length, cols = a.sourcePieces.length;
+    for (let r = 0; r < rows; r++) weights.set(a.weights.subarray(r * cols, (r + 1) * cols), (r0 + r) * src.length + c0);
+    r0 += rows;
+    c0 += cols;
+  }
+  return { sourcePieces: src, targetPieces: tgt, weights };
+}
+
+function showWork(done, total, j) {
+  ui.work.hidden = false;
+  ui.workProgress.max = total;
+  ui.workProgress.value = done;
+  ui.workText.textContent = j.stopped ? `stopped: ${done} of ${total} sentences translated` : `translated ${done} of ${total} sentences`;
+  ui.work.dataset.done = String(done);
+  ui.work.dataset.total = String(total);
+  ui.stop.hidden = j.stopped;
+}
+
+async function runJob(j) {
+  const entry = window.demoEntry;
+  const chunks = chunksOf(j.text, entry?.from);
+  const total = chunks.reduce((n, c) => n + c.sentences, 0);
+  const results = [];
+  let text = '', done = 0, ms = 0, tokens = 0, backend = 'wasm';
+  j.showWork = chunks.length > 1 ? () => showWork(done, total, j) : null;
+  if (j.showWork) {
+    // The timing and the heat map shown belong to an earlier text; results now come in chunks.
+    ui.timing.textContent = '';
+    drawHeatmap(ui.heatmap, null);
+    j.showWork();
+  }
+  // A single chunk that runs long (one very long sentence) gets the Stop button too.
+  const slow = setTimeout(() => {
+    if (j.showWork || job !== j || j.cancelled) return;
+    ui.work.hidden = false;
+    ui.stop.hidden = false;
+    ui.workProgress.removeAttribute('value');
+    ui.workText.textContent = 'translating...';
+  }, 1000);
+  try {
+    for (const chunk of chunks) {
+      if (j.cancelled) return;
+      j.requestStarted = performance.now();
+      window.demoTranslations = (window.demoTranslations ?? 0) + 1;
+      let r;
+      try {
+        r = await j.translator.translate(chunk.text, { alignment: true, beam: j.beam, signal: j.controller.signal });
+      } catch (e) {
+        if (e?.name === 'AbortError' || j.cancelled || j.translator !== translator) return;
+        setState('error');
+        ui.output.dataset.failed = 'yes';
+        showError(`Translation failed: ${e.message}`);
+        return;
+      }
+      if (j.translator !== translator) return;
+      results.push(r);
+      text += r.text + chunk.separator;
+      done += chunk.sentences;
+      ms += r.timings.translateMs;
+      tokens += r.timings.targetTokens;
+      backend = r.timings.backend;
+      if (j.cancelled && !j.stopped) return;  // stale: its successor is coming
+      ui.output.textContent = text;
+      j.showWork?.();
+    }
+    if (j.cancelled && !j.stopped) return;
+    // Done (or stopped by the user with what was translated so far).
+    showError('');  // a success clears an earlier failure
+    delete ui.output.dataset.failed;
+    ui.output.textContent = text;
+    ui.output.dataset.source = j.stopped ? '' : j.text;
+    ui.output.dataset.backend = backend;
+    const sentences = results.flatMap((r) => r.sentences);
+    ui.timing.textContent = tokens
+      ? `${ms.toFixed(1)} ms, ${tokens} token${tokens === 1 ? '' : 's'}, ${formatRate(tokens / (ms / 1000))} tokens/s` +
+        (sentences.length > 1 ? `, ${sentences.length} sentences` : '') + ` on ${backend === 'webgpu' ? 'WebGPU' : 'wasm'}` +
+        (backend === 'webgpu' && softwareGpu ? ' (software adapter: slow)' : '')
+      : '';
+    if (results.length === 1) drawHeatmap(ui.heatmap, results[0].alignment, results[0].sentences.map((s) => ({ rows: s.targetPieces.length, cols: s.sourcePieces.length })));
+    else drawHeatmap(ui.heatmap, joinAlignments(sentences), sentences.map((s) => ({ rows: s.targetPieces.length, cols: s.sourcePieces.length })));
+    setState('done');
+  } finally {
+    clearTimeout(slow);
+  }
+}
+
+function stopWork() {
+  const j = job;
+  if (!j || j.cancelled) return;
+  // Asked for by the user for work that runs long: the running request is aborted now.
+  j.cancelled = true;
+  j.stopped = true;
+  j.controller.abort();
+  j.showWork?.();
+  ui.stop.hidden = true;
+  setState('done');
+}
+
+// Swap: the translation of the text typed becomes the source of the other direction, never the
+// translation of an earlier text. A translation still running is waited for.
+async function swap() {
+  const back = reverseOf(current());
+  if (!back) {
+    showError(`No model for ${language(current().to)} \u2192 ${language(current().from)} in the registry.`);
+    return;
+  }
+  ui.swap.disabled = true;
+  requestTranslation();
+  if (job || waiting) {
+    ui.timing.textContent = 'finishing the translation before swapping...';
+    await whenIdle();
+  }
+  const translated = ui.output.dataset.source === ui.source.value && ui.output.dataset.failed !== 'yes';
+  const dropped = !translated && ui.source.value.trim() !== '';
+  // Never feed the text to the other direction's model unannounced: without its translation it
+  // is cleared, and the page says so.
+  ui.source.value = translated ? ui.output.textContent : '';
+  ui.source.dataset.example = 'no';
+  ui.direction.value = back.id;
+  listVariants(back);
+  await selectModel(back);
+  if (dropped) showError('The text could not be translated, so it was not carried over to the other direction.');
 }
 
 function reverseOf(entry) {
@@ -200,26 +548,26 @@ async function main() {
   const wanted = registry.models.find((m) => m.id === params.get('model')) ?? registry.models[0];
   ui.direction.value = wanted.id;
   ui.direction.disabled = false;
-  ui.direction.addEventListener('change', () => selectModel(current()));
-  ui.swap.disabled = false;
-  ui.swap.addEventListener('click', () => {
-    const back = reverseOf(current());
-    if (!back) {
-      showError(`No model for ${language(current().to)} \u2192 ${language(current().from)} in the registry.`);
-      return;
-    }
-    ui.source.value = ui.output.textContent;
-    ui.source.dataset.example = 'no';
-    ui.direction.value = back.id;
-    selectModel(back);
+  listVariants(wanted, params.get('weights'));
+  ui.direction.addEventListener('change', () => {
+    listVariants(current());
+    selectModel(current());
   });
+  ui.weights.addEventListener('change', () => selectModel(current()));
+  ui.swap.addEventListener('click', swap);
+  ui.stop.addEventListener('click', stopWork);
+  ui.about.addEventListener('toggle', () => showCard(variantOf(current())));
   ui.source.addEventListener('input', () => {
     ui.source.dataset.example = 'no';
     clearTimeout(debounce);
-    debounce = setTimeout(translateNow, DEBOUNCE_MS);
+    debounce = setTimeout(requestTranslation, DEBOUNCE_MS);
   });
-  ui.beam.addEventListener('change', translateNow);
-  ui.backend.addEventListener('change', () => selectModel(current()));
+  ui.beam.addEventListener('change', requestTranslation);
+  ui.backend.addEventListener('change', async () => {
+    await checkGpu();
+    selectModel(current());
+  });
+  await checkGpu();
   await selectModel(wanted);
 }
 

@@ -16,7 +16,13 @@ function el(name, attributes = {}, text) {
 // Text width estimate for monospace 11px labels (no layout pass needed).
 const charWidth = 6.7;
 
-export function drawHeatmap(container, alignment) {
+/**
+ * @param {HTMLElement} container
+ * @param {{sourcePieces: string[], targetPieces: string[], weights: Float32Array}} alignment
+ * @param {{rows: number, cols: number}[]} [blocks] the sentences of a paragraph, in order: each
+ *   is a block on the diagonal (result.sentences[i].targetPieces/sourcePieces lengths)
+ */
+export function drawHeatmap(container, alignment, blocks) {
   container.replaceChildren();
   const { sourcePieces: src, targetPieces: tgt, weights } = alignment ?? { sourcePieces: [], targetPieces: [] };
   if (!src.length || !tgt.length) {
@@ -32,14 +38,29 @@ export function drawHeatmap(container, alignment) {
     return;
   }
   const cell = 22;
-  // The colour scale spans the matrix's smallest to largest weight, as the tutorials' plots
-  // (matshow) do: with long sentences every weight is small and absolute shading would be white.
-  let min = Infinity, max = -Infinity;
-  for (const w of weights) { min = Math.min(min, w); max = Math.max(max, w); }
-  const span = max - min;
+  // Each sentence is shaded from its own smallest to its largest weight, as the tutorials' plots
+  // (matshow) shade one matrix: one scale for a whole paragraph would let the sentence blocks
+  // (and the zeros between them) take the contrast that should show between words. Cells outside
+  // every block (between sentences) are 0 and drawn blank.
+  const parts = blocks?.length && blocks.reduce((n, b) => n + b.rows, 0) === tgt.length &&
+    blocks.reduce((n, b) => n + b.cols, 0) === src.length ? blocks : [{ rows: tgt.length, cols: src.length }];
+  const scales = [];  // per block: {r0, c0, rows, cols, min, span}
+  let r0 = 0, c0 = 0;
+  for (const b of parts) {
+    let min = Infinity, max = -Infinity;
+    for (let r = r0; r < r0 + b.rows; r++) {
+      for (let c = c0; c < c0 + b.cols; c++) { const w = weights[r * src.length + c]; min = Math.min(min, w); max = Math.max(max, w); }
+    }
+    scales.push({ r0, c0, rows: b.rows, cols: b.cols, min, span: max - min });
+    r0 += b.rows;
+    c0 += b.cols;
+  }
+  const scaleOf = (r, c) => scales.find((b) => r >= b.r0 && r < b.r0 + b.rows && c >= b.c0 && c < b.c0 + b.cols);
   const left = Math.ceil(Math.max(...tgt.map((p) => p.length)) * charWidth) + 12;
   const top = Math.ceil(Math.max(...src.map((p) => p.length)) * charWidth * 0.75) + 16;  // labels at -50 degrees
-  const legend = `lightest ${min.toFixed(2)}, darkest ${max.toFixed(2)}; each row sums to 1`;
+  const legend = scales.length > 1
+    ? `each of the ${scales.length} sentences shaded from its own lightest to darkest weight; each row sums to 1`
+    : `lightest ${scales[0].min.toFixed(3)}, darkest ${(scales[0].min + scales[0].span).toFixed(3)}; each row sums to 1`;
   const width = Math.max(left + src.length * cell + 8, legend.length * 6 + 8), height = top + tgt.length * cell + 20;
   const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img',
     'aria-label': `attention between ${tgt.length} target and ${src.length} source pieces` });
@@ -55,8 +76,10 @@ export function drawHeatmap(container, alignment) {
   for (let r = 0; r < tgt.length; r++) {
     for (let c = 0; c < src.length; c++) {
       const w = weights[r * src.length + c];
-      const rect = el('rect', { x: left + c * cell, y: top + r * cell, width: cell, height: cell, class: 'cell',
-        'fill-opacity': (0.04 + 0.96 * (span > 0 ? (w - min) / span : 1)).toFixed(3), 'data-weight': w.toFixed(4) });
+      const scale = scaleOf(r, c);
+      const shade = scale ? 0.04 + 0.96 * (scale.span > 0 ? (w - scale.min) / scale.span : 1) : 0;
+      const rect = el('rect', { x: left + c * cell, y: top + r * cell, width: cell, height: cell, class: scale ? 'cell' : 'cell outside',
+        'fill-opacity': shade.toFixed(3), 'data-weight': w.toFixed(4), 'data-sentence': scale ? scales.indexOf(scale) : -1 });
       rect.append(el('title', {}, `${tgt[r]} \u2190 ${src[c]}: ${w.toFixed(3)}`));
       cells.append(rect);
     }

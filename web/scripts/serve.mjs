@@ -10,8 +10,8 @@
 //   node scripts/serve.mjs --fixtures always   list the test models even when real ones exist
 //
 // What is served: web/ (the package sources, dist/ and the demo; not node_modules), the models
-// (models/<name>/model.tfm and README.md) and the test fixtures; web/demo/registry.json is made
-// from the models present at start (scripts/registry.mjs).
+// (models/<name>/model.tfm, its variants such as model.int8.tfm, and README.md) and the test
+// fixtures; web/demo/registry.json is made from the models present at start (scripts/registry.mjs).
 import http from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
 import path from 'node:path';
@@ -30,17 +30,20 @@ function allowed(rel) {
   const parts = rel.split('/');
   if (parts.some((p) => p.startsWith('.') || p === 'node_modules')) return false;
   if (parts[0] === 'web') return ['src', 'dist', 'demo', 'types'].includes(parts[1]) || rel === 'web/README.md';
-  if (parts[0] === 'models') return parts.length === 3 && ['model.tfm', 'README.md'].includes(parts[2]) && parts[1] !== 'work';
+  if (parts[0] === 'models') return parts.length === 3 && /^(model(\.[\w-]+)?\.tfm|README\.md)$/.test(parts[2]) && parts[1] !== 'work';
   if (parts[0] === 'tests') return parts[1] === 'fixtures';
   return false;
 }
 
 /**
- * @param {{port?: number, host?: string, isolation?: boolean, fixtures?: string, quiet?: boolean}} options
+ * @param {{port?: number, host?: string, isolation?: boolean, fixtures?: string, quiet?: boolean, modelsRoot?: string}} options
+ *   modelsRoot: where models/ and tests/fixtures/ are read from (default: the repository; tests
+ *   give a folder of their own)
  * @returns {Promise<{url: string, server: http.Server, requests: Map<string, number>, registry: object, close: () => Promise<void>}>}
  */
-export async function startServer({ port = 8080, host = '127.0.0.1', isolation = true, fixtures = 'auto', quiet = false } = {}) {
-  const { registry, skipped } = buildRegistry({ out: path.join(repoRoot, 'web', 'demo', 'registry.json'), fixtures });
+export async function startServer({ port = 8080, host = '127.0.0.1', isolation = true, fixtures = 'auto', quiet = false, modelsRoot = repoRoot } = {}) {
+  // The registry's URLs are relative to web/demo/, which is served at the same place either way.
+  const { registry, skipped } = buildRegistry({ root: modelsRoot, out: path.join(modelsRoot, 'web', 'demo', 'registry.json'), fixtures });
   const registryBody = JSON.stringify(registry, null, 2);
   const requests = new Map();  // path -> count, for tests (e.g. that a second visit downloads no model)
 
@@ -70,7 +73,7 @@ export async function startServer({ port = 8080, host = '127.0.0.1', isolation =
       res.writeHead(200, { 'Content-Type': TYPES['.json'] }).end(req.method === 'HEAD' ? undefined : registryBody);
       return;
     }
-    const file = path.join(repoRoot, rel);
+    const file = path.join(rel.startsWith('web/') ? repoRoot : modelsRoot, rel);
     let stat;
     if (path.normalize(rel) !== rel || !allowed(rel) || !(stat = statOrNull(file))?.isFile()) {
       res.writeHead(404, { 'Content-Type': TYPES['.txt'] }).end('not found\n');
@@ -100,7 +103,10 @@ export async function startServer({ port = 8080, host = '127.0.0.1', isolation =
     console.log(`tformer-wasm demo: ${url}`);
     console.log(isolation ? '  COOP/COEP on: cross-origin isolated, threaded build'
       : '  COOP/COEP off (--no-isolation): single-threaded build');
-    for (const m of registry.models) console.log(`  model ${m.id} (${m.from} -> ${m.to}, ${(m.size / 1048576).toFixed(1)} MiB)${m.test ? ' [test model]' : ''}`);
+    for (const m of registry.models) {
+      console.log(`  model ${m.id} (${m.from} -> ${m.to}; ${m.variants.map((v) => `${v.weights} ${(v.size / 1048576).toFixed(1)} MiB${v.default ? ' default' : ''}`).join(', ')})` +
+        (m.test ? ' [test model]' : ''));
+    }
     for (const why of skipped) console.log(`  left out: ${why}`);
     if (registry.models.length === 0) console.log('  no models found (models/*/model.tfm or tests/fixtures/*/model.tfm)');
   }

@@ -12,6 +12,10 @@ import { isNode } from './environment.js';
 import { WebGpuBackend } from './webgpu/backend.js';
 import { runSession } from './webgpu/run_session.js';
 
+// The start of the message of a start that failed because the engine could not read the model
+// (Translator.create turns it into a ModelFormatError naming the file).
+export const MODEL_REFUSED = 'the engine could not read the model: ';
+
 // How long dispose() waits for Dawn to report a destroyed device gone.
 const GPU_RELEASE_WAIT_MS = 2000;
 
@@ -43,7 +47,7 @@ export class Engine {
       translator = new module.Translator(model, threads);
     } catch (e) {
       module.PThread?.terminateAllThreads();
-      throw e;
+      throw new Error(MODEL_REFUSED + messageOf(e), { cause: e });
     }
     const t2 = performance.now();
     const engine = new Engine(module, translator, variant, { instantiateMs: t1 - t0, modelMs: t2 - t1 });
@@ -107,7 +111,8 @@ export class Engine {
   useWasm(reason, warn) {
     this.backendName = 'wasm';
     this.backendReason = reason;
-    if (warn) this.warnings.push(`backend 'webgpu' was asked for, using 'wasm' instead: ${reason}`);
+    // decideBackend's reasons may already say what was asked for: do not say it twice.
+    if (warn) this.warnings.push(`backend 'webgpu' was asked for, using 'wasm' instead: ${reason.replace(/^webgpu was asked for, but /, '')}`);
   }
 
   // The backend disabled itself after a GPU failure: wasm from now on.

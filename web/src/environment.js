@@ -41,8 +41,13 @@ function nodeCpuCount() {
   return cpuCount || 2;
 }
 
-// Node: read the CPU count once (an ES module cannot require synchronously; this runs at import).
-if (isNode()) {
+/**
+ * Node: reads the CPU count once (Translator.create awaits it). Not at import with a top-level
+ * await: a module graph with one cannot be require()d, and CommonJS code should be able to
+ * `require('tformer-wasm')` where Node loads ES modules that way (20.19+, 22.12+).
+ */
+export async function primeEnvironment() {
+  if (cpuCount || !isNode()) return;
   try {
     const os = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:os');
     cpuCount = os.availableParallelism?.() ?? os.cpus().length;

@@ -1,7 +1,8 @@
 // tformer-wasm: neural machine translation in the browser (and Node), computed by a C++
 // Transformer engine compiled to WebAssembly. See README.md and types/index.d.ts.
 export { Translator } from './translator.js';
-export { loadRegistry, parseRegistry, findModels } from './registry.js';
-export { ModelLoadError, sha256Hex, DEFAULT_CACHE_NAME } from './model-loader.js';
+export { loadRegistry, parseRegistry, findModels, withVariant } from './registry.js';
+export { sha256Hex, DEFAULT_CACHE_NAME } from './model-loader.js';
+export { ModelLoadError, ModelFormatError, InvalidTextError, TranslatorDisposedError } from './errors.js';
 export { EngineStoppedError } from './engine-host.js';
 export { chooseEngine, decideBackend, describeAdapter, AUTO_MIN_PROJECTION } from './select.js';

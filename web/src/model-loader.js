@@ -7,16 +7,12 @@
 // download that does not match is refused with an error naming both hashes and is not cached.
 // Without a sha256 the hash recorded when the file was cached is checked instead.
 import { isNode } from './environment.js';
+import { ModelLoadError } from './errors.js';
+
+export { ModelLoadError };
 
 export const DEFAULT_CACHE_NAME = 'tformer-models-v1';
 const HASH_HEADER = 'x-tformer-sha256';
-
-export class ModelLoadError extends Error {
-  constructor(message, options) {
-    super(message, options);
-    this.name = 'ModelLoadError';
-  }
-}
 
 export async function sha256Hex(bytes) {
   const subtle = globalThis.crypto?.subtle;
@@ -97,7 +93,7 @@ export async function loadModel(request, env) {
     try {
       bytes = new Uint8Array(await fs.readFile(url));
     } catch (e) {
-      throw new ModelLoadError(`could not read the model file ${decodeURIComponent(url.pathname)}: ${e.message}`, { cause: e });
+      throw new ModelLoadError(`could not read the model file ${decodeURIComponent(url.pathname)}: ${e.message}`, { cause: e, model: decodeURIComponent(url.pathname) });
     }
     const hash = sha256 ? await verify(bytes, sha256, size, url.href) : null;
     progress({ phase: 'loaded', loaded: bytes.byteLength, total: bytes.byteLength, fromCache: false });
@@ -153,12 +149,12 @@ async function resolveUrl(model) {
 
 async function verify(bytes, sha256, size, what) {
   if (size !== undefined && bytes.byteLength !== size) {
-    throw new ModelLoadError(`model ${what}: expected ${size} bytes, got ${bytes.byteLength} (the file changed or is corrupted)`);
+    throw new ModelLoadError(`model ${what}: expected ${size} bytes, got ${bytes.byteLength} (the file changed or is corrupted)`, { model: what });
   }
   const actual = await sha256Hex(bytes);
   if (sha256 && actual !== sha256) {
     throw new ModelLoadError(`model ${what}: sha256 mismatch, expected ${sha256}, got ${actual} ` +
-      '(the file changed or is corrupted; it was not used)');
+      '(the file changed or is corrupted; it was not used)', { model: what });
   }
   return actual;
 }
@@ -169,9 +165,14 @@ async function download(url, expectedSize, progress, signal) {
     response = await fetch(url.href, { signal, credentials: 'same-origin' });
   } catch (e) {
     if (e?.name === 'AbortError') throw e;
-    throw new ModelLoadError(`could not download the model ${url.href}: ${e.message}`, { cause: e });
+    // Browsers say only "Failed to fetch"; when they know they are offline, say what it means.
+    const offline = globalThis.navigator?.onLine === false;
+    throw new ModelLoadError(`could not download the model ${url.href}: ` +
+      (offline ? `offline: this model is not in the cache yet (${e.message})` : e.message), { cause: e, model: url.href });
   }
-  if (!response.ok) throw new ModelLoadError(`could not download the model ${url.href}: HTTP ${response.status} ${response.statusText}`.trim());
+  if (!response.ok) {
+    throw new ModelLoadError(`could not download the model ${url.href}: HTTP ${response.status} ${response.statusText}`.trim(), { model: url.href });
+  }
   const header = Number(response.headers.get('content-length'));
   // With Content-Encoding the header counts compressed bytes: trust it only for identity bodies.
   const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';

@@ -7,6 +7,19 @@ import { loadModel } from './model-loader.js';
 import { variantFiles, compileWasm } from './wasm-files.js';
 import { EngineHost } from './engine-host.js';
 import { RequestQueue, abortReason } from './request-queue.js';
+import { ModelFormatError, TranslatorDisposedError, checkUnicode } from './errors.js';
+import { primeEnvironment } from './environment.js';
+import { MODEL_REFUSED } from './engine.js';
+
+// The first bytes of every .tfm file (models/FORMAT.md).
+const TFM_MAGIC = 'TFMODEL\0';
+
+// Where a model came from, for messages: its path (Node files), its URL, or 'the model bytes given'.
+function modelName(model) {
+  if (model.source === 'memory') return 'the model bytes given';
+  if (model.url?.startsWith('file:')) return decodeURIComponent(new URL(model.url).pathname);
+  return model.url;
+}
 
 export class Translator {
   /**
@@ -17,6 +30,7 @@ export class Translator {
   static async create(options) {
     const started = performance.now();
     const o = checkCreateOptions(options);
+    await primeEnvironment();
     const env = detectEnvironment();
     if (!env.worker) throw new Error('tformer-wasm needs Web Workers (or Node worker_threads)');
     const choice = chooseEngine(o, env);
@@ -37,6 +51,17 @@ export class Translator {
     }
     compiling.catch(() => {});
     const model = await loadModel({ ...o }, env);
+    const name = modelName(model);
+    const what = model.source === 'memory' ? 'the model given as bytes' : `the model ${name}`;
+    // The engine checks everything; these two cases are told here, with the file's name.
+    if (model.bytes.byteLength < 24) {
+      throw new ModelFormatError(`${what} is too small for a .tfm model file (${model.bytes.byteLength} bytes)`, { model: name });
+    }
+    const magic = String.fromCharCode(...model.bytes.subarray(0, 8));
+    if (magic !== TFM_MAGIC) {
+      throw new ModelFormatError(`${what} is not a .tfm model file (bad magic: this is not a .tfm model file; ` +
+        `it starts with ${JSON.stringify(magic)})`, { model: name });
+    }
     const wasmModule = await compiling;
     const loadedMs = performance.now() - started;
 
@@ -66,6 +91,10 @@ export class Translator {
       engine = await Promise.race([host.start(), aborted]);
     } catch (e) {
       host.dispose(e);
+      // The engine's own reading of the file failed (truncated, unsupported): name the file.
+      if (typeof e?.message === 'string' && e.message.startsWith(MODEL_REFUSED)) {
+        throw new ModelFormatError(`${what} could not be read: ${e.message.slice(MODEL_REFUSED.length)}`, { model: name, cause: e });
+      }
       throw e;
     } finally {
       o.signal?.removeEventListener('abort', abortStart);
@@ -148,8 +177,9 @@ export class Translator {
    */
   translate(text, options = {}) {
     try {
-      if (this.disposed) throw new Error('this Translator was disposed');
+      if (this.disposed) throw new TranslatorDisposedError();
       const { list, single } = checkTexts(text);
+      checkUnicode(list);
       const signal = checkSignal('translate', options?.signal);
       const engine = engineOptions(options);
       const run = async ({ queuedMs, enqueued }) => {
@@ -178,7 +208,7 @@ export class Translator {
   dispose() {
     if (this.disposed) return;
     this.disposed = true;
-    const reason = new Error('this Translator was disposed');
+    const reason = new TranslatorDisposedError();
     this.queue.clear(reason);
     this.host.dispose(reason);
   }

@@ -227,11 +227,30 @@ export class Translator {
   readonly info: TranslatorInfo;
   translate(text: string, options?: TranslateOptions): Promise<Translation>;
   translate(texts: string[], options?: TranslateOptions): Promise<Translation[]>;
-  /** Stops the engine; queued and running requests reject. */
+  /** Stops the engine; queued and running requests reject with TranslatorDisposedError. */
   dispose(): void;
 }
 
+/** One file of a model: the same model stored with other weights (e.g. 'f16', 'int8'). */
+export interface ModelVariant {
+  /** How the weights are stored: 'f32', 'f16' or 'int8' (8-bit with per-row scales). */
+  weights: string;
+  /** Absolute once loaded by loadRegistry. */
+  url: string;
+  /** Bytes to download. */
+  size: number;
+  sha256: string;
+  /** Whether the entry's own url/size/sha256 are this variant's. */
+  default: boolean;
+  /** Greedy BLEU per test set, from the model folder's eval.json (empty when not measured). */
+  bleu?: Record<string, number>;
+  /** The file in the model's folder ('model.tfm', 'model.int8.tfm'). */
+  file?: string;
+}
+
+/** A model of the registry; its url, size and sha256 are its default variant's. */
 export interface RegistryEntry {
+  /** The model's folder name (models/<id>/), which is what the README and users call it. */
   id: string;
   from: string;
   to: string;
@@ -242,6 +261,16 @@ export interface RegistryEntry {
   url: string;
   size: number;
   sha256: string;
+  /** The weights of the default variant. */
+  weights?: string;
+  /**
+   * Every stored form of the model, the default first. The int8 one is the default where its
+   * greedy BLEU is within 0.5 of the full model's on every test set measured for both; else
+   * model.tfm. A registry without variants gets one (the entry itself) from loadRegistry.
+   */
+  variants?: ModelVariant[];
+  /** Why the default variant is the default. */
+  defaultReason?: string;
   /** The model's README, when the registry has one. */
   readme?: string;
   [key: string]: unknown;
@@ -257,9 +286,37 @@ export interface Registry {
 export function loadRegistry(url: string | URL, options?: { signal?: AbortSignal }): Promise<Registry>;
 export function parseRegistry(json: unknown, baseUrl: string): Registry;
 export function findModels(registry: Registry, direction?: { from?: string; to?: string }): RegistryEntry[];
+/**
+ * The entry with the url, size and sha256 of its variant with these weights (the default variant
+ * without `weights`), ready for Translator.create({ model }). RangeError when it has none.
+ */
+export function withVariant(entry: RegistryEntry, weights?: string): RegistryEntry;
 
-/** A model could not be obtained or failed its integrity check. */
-export class ModelLoadError extends Error {}
+/**
+ * A model could not be obtained (missing file, HTTP error, offline and not cached) or failed its
+ * size or sha256 check.
+ */
+export class ModelLoadError extends Error {
+  readonly name: 'ModelLoadError' | 'ModelFormatError';
+  /** The model's path (Node files), URL, or 'the model bytes given'; null when not known. */
+  readonly model: string | null;
+}
+/** The model's bytes are not a model the engine can read: not a .tfm file, truncated, unsupported. */
+export class ModelFormatError extends ModelLoadError {
+  readonly name: 'ModelFormatError';
+}
+/** A text to translate is not valid Unicode (a lone UTF-16 surrogate); translate() rejects before queueing. */
+export class InvalidTextError extends Error {
+  readonly name: 'InvalidTextError';
+  /** Index of the text in the call (0 for a single string). */
+  readonly input: number;
+  /** UTF-16 index of the lone surrogate in that text. */
+  readonly position: number;
+}
+/** translate() after dispose(), or a request that was queued or running when dispose() was called. */
+export class TranslatorDisposedError extends Error {
+  readonly name: 'TranslatorDisposedError';
+}
 /** The engine's Worker stopped (out of memory, a crash); the request failed, the next one restarts it. */
 export class EngineStoppedError extends Error {}
 export function sha256Hex(bytes: BufferSource): Promise<string>;

@@ -1,8 +1,9 @@
 // Type-checked against web/types/index.d.ts (tests/web/types.test.mjs runs tsc --noEmit): the
 // README's uses of the API must compile, and misuses must not (the @ts-expect-error lines).
 import {
-  Translator, loadRegistry, findModels, ModelLoadError, decideBackend, AUTO_MIN_PROJECTION,
-  type Translation, type TranslatorInfo, type ProgressEvent, type FallbackEvent,
+  Translator, loadRegistry, findModels, withVariant, ModelLoadError, ModelFormatError, InvalidTextError,
+  TranslatorDisposedError, decideBackend, AUTO_MIN_PROJECTION,
+  type Translation, type ModelVariant, type TranslatorInfo, type ProgressEvent, type FallbackEvent,
 } from 'tformer-wasm';
 
 export async function example(): Promise<string> {
@@ -33,12 +34,23 @@ export async function example(): Promise<string> {
   const ms: number = one.timings.translateMs;
   const readbacks: number | undefined = one.timings.gpu?.readbacks;
   console.log(one.timings.backend, readbacks);
+  const sizes: string[] = (entry.variants ?? []).map((v: ModelVariant) => `${v.weights}${v.default ? ' (default)' : ''}: ${v.size}`);
+  const full = await Translator.create({ model: withVariant(entry, 'f16') });
+  full.dispose();
+  try {
+    await t.translate('a\uD800');
+  } catch (e) {
+    if (e instanceof InvalidTextError) console.log(e.input, e.position);
+    if (e instanceof TranslatorDisposedError) console.log(e.name);
+  }
   t.dispose();
   try {
     await Translator.create({ model: new Uint8Array(8), sha256: 'x' });
   } catch (e) {
+    if (e instanceof ModelFormatError) return `${e.model}: ${e.message}`;
     if (e instanceof ModelLoadError) return e.message;
   }
+  console.log(sizes);
   // @ts-expect-error: the model is required
   await Translator.create({ threads: 2 });
   // @ts-expect-error: no such backend

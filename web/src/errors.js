@@ -1,0 +1,50 @@
+// The package's error types, one per kind of failure a caller may want to handle on its own.
+// Bad options stay TypeError/RangeError naming the option; an abort rejects with the signal's
+// reason (an AbortError DOMException by default); EngineStoppedError is in engine-host.js.
+
+/** A model could not be obtained (missing file, HTTP error, offline) or failed its size/sha256 check. */
+export class ModelLoadError extends Error {
+  constructor(message, options) {
+    super(message, options);
+    this.name = 'ModelLoadError';
+    /** The model's URL or path, or 'the model bytes given'. */
+    this.model = options?.model ?? null;
+  }
+}
+
+/** The model's bytes arrived but are not a model the engine can read (not a .tfm, truncated, unsupported). */
+export class ModelFormatError extends ModelLoadError {
+  constructor(message, options) {
+    super(message, options);
+    this.name = 'ModelFormatError';
+  }
+}
+
+/** A text to translate is not valid Unicode (a lone UTF-16 surrogate). */
+export class InvalidTextError extends Error {
+  /** @param {number} input index of the text in the call (0 for a single string) @param {number} position UTF-16 index in it */
+  constructor(input, position) {
+    super(`input text ${input + 1} is not valid Unicode: lone UTF-16 surrogate at index ${position}`);
+    this.name = 'InvalidTextError';
+    this.input = input;
+    this.position = position;
+  }
+}
+
+/** The Translator was disposed: the call came after dispose(), or was queued or running when it was called. */
+export class TranslatorDisposedError extends Error {
+  constructor() {
+    super('this Translator was disposed');
+    this.name = 'TranslatorDisposedError';
+  }
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Throws InvalidTextError for the first text with a lone surrogate (which no encoder can turn into UTF-8). */
+export function checkUnicode(texts) {
+  texts.forEach((text, i) => {
+    const match = LONE_SURROGATE.exec(text);
+    if (match) throw new InvalidTextError(i, match.index);
+  });
+}
