@@ -14,6 +14,8 @@ sys.path.insert(0, os.path.join(REPO, "models"))
 from tformer.train import load_recipe, repo_path, train_settings  # noqa: E402
 
 CONFIGS = [os.path.join(REPO, "models", "configs", f"tiny.{d}.yaml") for d in ("deen", "ende")]
+# The long-sentence sets (news, parliament, Wikipedia), upsampled 2x against captions and Tatoeba.
+LONG_SETS = {"europarl", "wmt-mix", "news", "comtrans", "europarl-wmt0608", "ud-pud", "xquad", "xnli", "pawsx"}
 
 
 def check(name, ok, detail=""):
@@ -45,8 +47,23 @@ def main():
         results.append(check(f"{name}: CPU settings are the train: keys without gpu:",
                              "gpu" not in cpu and cpu["batch_tokens"] == recipe["train"]["batch_tokens"]))
         results.append(check(f"{name}: on CUDA the gpu: keys replace them, the rest stays",
-                             gpu["batch_tokens"] == recipe["train"]["gpu"]["batch_tokens"] != cpu["batch_tokens"]
-                             and gpu["lr"] == cpu["lr"] and "gpu" not in gpu))
+                             all(gpu[k] == v for k, v in recipe["train"]["gpu"].items())
+                             and gpu["batch_tokens"] != cpu["batch_tokens"] and "gpu" not in gpu
+                             and all(gpu[k] == cpu[k] for k in cpu if k not in recipe["train"]["gpu"])))
+        want_gpu = {"batch_tokens": 16384, "lr": 1e-3, "warmup": 1000, "dropout": 0.1}
+        results.append(check(f"{name}: the GPU keys are the settings of the run that trained the shipped models",
+                             {k: gpu[k] for k in want_gpu} == want_gpu, {k: gpu.get(k) for k in want_gpu}))
+        # Every training set in ../shared/data/deen/train, the long-sentence ones twice (2x upsampling).
+        listed = [os.path.basename(p) for p in recipe["data"]["train"]]
+        counts = {n: listed.count(n) for n in set(listed)}
+        results.append(check(f"{name}: the long-sentence sets are listed twice, the others once",
+                             all(counts.get(n) == 2 for n in LONG_SETS)
+                             and all(c == 1 for n, c in counts.items() if n not in LONG_SETS), counts))
+        shared_train = os.path.join(REPO, "..", "shared", "data", "deen", "train")
+        if os.path.isdir(shared_train):
+            present = {f.rsplit(".", 1)[0] for f in os.listdir(shared_train) if f.endswith((".de", ".en"))}
+            results.append(check(f"{name}: trains on every set in ../shared/data/deen/train",
+                                 present == set(counts), sorted(present ^ set(counts))))
 
     # stage.sh on a fake ../shared holding what the recipes name (empty files): the archive holds
     # exactly those; with one missing, it fails.
