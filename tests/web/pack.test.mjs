@@ -6,7 +6,15 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { webDir, fixturePath, golden, requireDist } from './helpers.mjs';
+import { webDir, fixturePath, golden, nativeCli, repoRoot, requireDist } from './helpers.mjs';
+
+// web/README.md's Quick start blocks, by the file name on their first line ("// main.mjs").
+function readmeSnippet(name) {
+  const readme = readFileSync(path.join(webDir, 'README.md'), 'utf8');
+  const block = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.startsWith(`// ${name}\n`));
+  assert.ok(block, `web/README.md has a js block starting with "// ${name}"`);
+  return block;
+}
 
 test('npm pack: the tarball installs into an empty folder and translates', { timeout: 300_000 }, (t) => {
   requireDist();
@@ -51,6 +59,25 @@ test('npm pack: the tarball installs into an empty folder and translates', { tim
     }
     const installed = JSON.parse(readFileSync(path.join(app, 'node_modules', 'tformer-wasm', 'package.json'), 'utf8'));
     assert.equal(installed.types, './types/index.d.ts');
+
+    // The README's Node and CommonJS snippets run as they are, with the model where they say
+    // (models/tiny.deen/model.tfm of the repository, copied beside them), and translate as the CLI.
+    const model = path.join(repoRoot, 'models', 'tiny.deen', 'model.tfm');
+    if (existsSync(model)) {
+      execFileSync('mkdir', ['-p', path.join(app, 'models', 'tiny.deen')]);
+      execFileSync('cp', [model, path.join(app, 'models', 'tiny.deen', 'model.tfm')]);
+      const cli = (text) => execFileSync(nativeCli, ['translate', '-m', model], { input: `${text}\n`, encoding: 'utf8' }).trim();
+      for (const [name, sentence] of [['main.mjs', 'Zwei Kinder spielen im Park.'], ['main.cjs', 'Wie geht es dir?']]) {
+        const code = readmeSnippet(name);
+        assert.ok(code.includes(sentence), `${name} translates "${sentence}"`);
+        writeFileSync(path.join(app, name), code);
+        const out = execFileSync('node', [name], { cwd: app, encoding: 'utf8' }).trim();
+        assert.equal(out, cli(sentence), `the README's ${name}`);
+        t.diagnostic(`README ${name}: "${sentence}" -> "${out}"`);
+      }
+    } else {
+      t.diagnostic('no models/tiny.deen/model.tfm: the README snippets were not run');
+    }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
