@@ -6,12 +6,14 @@
 #include <cmath>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
 #include "decoding/search.h"
 #include "kernels/backend.h"
 #include "model/model_file.h"
+#include "text/passthrough.h"
 #include "text/sentence_splitter.h"
 #include "text/tokenizer.h"
 #include "transformer/model.h"
@@ -45,6 +47,8 @@ struct Unit {
   size_t paragraph = 0, line = 0;
   std::string text;
   std::vector<int> source;  // with BOS/EOS
+  ProtectedSentence kept;   // options.passthrough: what was taken out of the source (text/passthrough.h)
+  bool alignment = false;   // return the alignment (passthrough needs it either way)
 };
 
 }  // namespace
@@ -96,6 +100,20 @@ class Translator::Impl {
     const ModelConfig& c = config_;
     const size_t specials = size_t(c.source_bos) + size_t(c.source_eos);
     const size_t max_tokens = size_t(c.max_positions) - specials;
+    // Passthrough: characters the source vocabulary lacks (they would be <unk>), asked once each.
+    std::unordered_map<char32_t, bool> unknown_chars;
+    auto unknown = [&](char32_t ch) {
+      auto [at, fresh] = unknown_chars.try_emplace(ch, false);
+      if (fresh) {
+        std::string utf8;
+        if (ch < 0x80) utf8 = char(ch);
+        else if (ch < 0x800) utf8 = {char(0xC0 | (ch >> 6)), char(0x80 | (ch & 0x3F))};
+        else if (ch < 0x10000) utf8 = {char(0xE0 | (ch >> 12)), char(0x80 | ((ch >> 6) & 0x3F)), char(0x80 | (ch & 0x3F))};
+        else utf8 = {char(0xF0 | (ch >> 18)), char(0x80 | ((ch >> 12) & 0x3F)), char(0x80 | ((ch >> 6) & 0x3F)), char(0x80 | (ch & 0x3F))};
+        for (int id : source_tokenizer_->encode(utf8)) at->second = at->second || id == c.unk_id;
+      }
+      return at->second;
+    };
     size_t line = 0, line_start = 0;
     while (line_start <= text.size()) {
       size_t line_end = text.find('\n', line_start);
@@ -110,7 +128,12 @@ class Translator::Impl {
       }
       for (const SentenceSpan& s : spans) {
         const std::string sentence(line_text.substr(s.begin, s.end - s.begin));
-        const std::vector<int> ids = source_tokenizer_->encode(sentence);
+        ProtectedSentence kept = options.passthrough ? protect(sentence, unknown) : ProtectedSentence{};
+        std::vector<int> ids = source_tokenizer_->encode(kept.spans.empty() ? sentence : kept.text);
+        if (ids.size() > max_tokens && !kept.spans.empty()) {  // cut into pieces: translated as it is
+          kept = ProtectedSentence{};
+          ids = source_tokenizer_->encode(sentence);
+        }
         if (ids.empty()) continue;  // nothing SentencePiece keeps (e.g. control characters only)
         // Sentences longer than the model's positions are translated in consecutive pieces.
         for (size_t at = 0; at < ids.size(); at += max_tokens) {
@@ -122,6 +145,8 @@ class Translator::Impl {
           if (c.source_bos) u.source.push_back(c.bos_id);
           u.source.insert(u.source.end(), piece.begin(), piece.end());
           if (c.source_eos) u.source.push_back(c.eos_id);
+          if (piece.size() == ids.size()) u.kept = kept;
+          u.alignment = options.return_alignment;
           units.push_back(std::move(u));
         }
       }
@@ -158,7 +183,8 @@ class Translator::Impl {
     so.beam_size = options.beam_size;
     so.nbest = options.nbest;
     so.length_penalty = options.length_penalty;
-    so.alignment = options.return_alignment;
+    so.alignment = options.return_alignment || options.passthrough;  // passthrough places spans by it
+    so.repetition_guard = options.repetition_guard;
     return so;
   }
 
@@ -175,10 +201,19 @@ class Translator::Impl {
       for (int id : h.tokens)
         if (id != config_.eos_id) text_ids.push_back(id);
       out.text = target_tokenizer_->decode(text_ids);
+      if (!unit.kept.spans.empty() || unit.kept.verbatim) {
+        std::vector<std::string> source_pieces, target_pieces;
+        for (int id : unit.source)
+          if (!((config_.source_bos && id == config_.bos_id) || (config_.source_eos && id == config_.eos_id)))
+            source_pieces.push_back(source_tokenizer_->piece(id));
+        for (int id : text_ids) target_pieces.push_back(target_tokenizer_->piece(id));
+        out.text = restore(unit.kept, source_pieces, target_pieces, out.text, h.alignment, unit.source.size(),
+                           config_.source_bos ? 1 : 0);
+      }
       s.hypotheses.push_back(std::move(out));
     }
     for (int id : s.hypotheses.at(0).tokens) s.target_pieces.push_back(target_tokenizer_->piece(id));
-    s.alignment = std::move(hyps.at(0).alignment);
+    if (unit.alignment) s.alignment = std::move(hyps.at(0).alignment);
     return s;
   }
 

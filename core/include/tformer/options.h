@@ -16,6 +16,15 @@ struct TranslateOptions {
   bool return_alignment = false;  // cross-attention weights of the last decoder layer
   bool split_sentences = true;    // paragraphs are split into sentences before translating
   size_t max_batch_tokens = 4096;  // source tokens (padded) per encoder batch
+  // What the model cannot translate passes through: numbers, URLs, e-mail addresses, emoji and
+  // symbols, and characters outside its vocabulary are taken out of the source and put back into
+  // the translation by the alignment (core/src/text/passthrough.h). Off by default: it changes the
+  // model's input, and the parity tests compare the plain model with its reference implementations.
+  bool passthrough = false;
+  // Stops decoding loops ("then then, then, then"): a token that would repeat the last token a
+  // fourth time, or a group of 2-4 tokens a third time, back to back, is not taken
+  // (core/src/decoding/search.h). Off by default, for the same reason.
+  bool repetition_guard = false;
 };
 
 enum class BackendKind { kXnnpack, kReference };

@@ -36,6 +36,21 @@ void step_log_probs(const ModelConfig& config, float* logits, bool force_eos) {
 
 }  // namespace
 
+size_t looping_tokens(const std::vector<int>& tokens, int out[4]) {
+  const size_t n = tokens.size();
+  size_t count = 0;
+  for (size_t p = 1; p <= 4; ++p) {
+    const size_t repeats = p == 1 ? 4 : 3;  // a token 4 times, a group of 2-4 tokens 3 times
+    const size_t span = repeats * p - 1;    // tokens already there that the new one would complete
+    if (n < span) break;
+    // tokens[k] == tokens[k - p] over the last span - p tokens, then the new one must equal tokens[n - p].
+    bool loop = true;
+    for (size_t k = n - span + p; k < n && loop; ++k) loop = tokens[k] == tokens[k - p];
+    if (loop) out[count++] = tokens[n - p];
+  }
+  return count;
+}
+
 Search::Search(const Decoder& decoder, const ModelConfig& config, const EncoderOutput& memory,
                std::vector<int> max_lengths, const SearchOptions& options, bool keep_logits)
     : decoder_(decoder),
@@ -109,7 +124,10 @@ void Search::consume_logits() {
   });
 }
 
-size_t Search::candidates_per_row() const { return options_.beam_size <= 1 ? 1 : size_t(2 * options_.beam_size); }
+size_t Search::candidates_per_row() const {
+  // With the guard, up to 4 candidates of a row may be blocked: 4 more keep the search exact.
+  return (options_.beam_size <= 1 ? 1 : size_t(2 * options_.beam_size)) + (options_.repetition_guard ? 4 : 0);
+}
 
 void Search::consume_candidates(const float* rows) {
   if (!hidden_ready_) throw Error("search: consume_candidates() before hidden() in this step");
@@ -129,8 +147,17 @@ void Search::consume_candidates(const float* rows) {
 }
 
 template <typename Candidates>
-void Search::advance(Candidates&& candidates) {
+void Search::advance(Candidates&& all_candidates) {
   hidden_ready_ = false;
+  // The repetition guard: a row's looping tokens are left out of its candidates.
+  auto candidates = [&](size_t r, bool force_eos, auto&& visit) {
+    int blocked[4];
+    const size_t count = options_.repetition_guard && !force_eos ? looping_tokens(rows_[r].tokens, blocked) : 0;
+    if (count == 0) return all_candidates(r, force_eos, visit);
+    all_candidates(r, force_eos, [&](int token, float lp) {
+      if (std::find(blocked, blocked + count, token) == blocked + count) visit(token, lp);
+    });
+  };
   const size_t V = size_t(config_.vocab_size), S = source_stride_;
   const int K = std::max(1, options_.beam_size);
   const int step = step_++;

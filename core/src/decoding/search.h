@@ -8,6 +8,13 @@
 //   looks at the best 2K: an EOS among the first K finishes a hypothesis, the others fill the next
 //   beam up to K; a sentence is done when K hypotheses have finished. K = 1 is greedy search.
 // Sentences that are done leave the batch; the others continue.
+//
+// The repetition guard (SearchOptions::repetition_guard, off by default so that the parity tests
+// follow the reference decoder exactly) stops the loops small models fall into on long sentences
+// ("then then, then, then"): a token that would make the hypothesis end with the same token four
+// times in a row, or with the same 2-, 3- or 4-token group three times in a row, is not a
+// candidate (its probability counts as 0), so the search takes the next best token, often EOS.
+// It never blocks EOS. Repeats that are not back to back ("the cat and the dog") are untouched.
 #pragma once
 
 #include <vector>
@@ -22,7 +29,12 @@ struct SearchOptions {
   int nbest = 1;
   float length_penalty = 1.f;
   bool alignment = false;
+  bool repetition_guard = false;  // see above
 };
+
+// The repetition guard's rule: the tokens that may not follow `tokens` (at most 4, one per group
+// length 1..4), written to `out`; returns how many.
+size_t looping_tokens(const std::vector<int>& tokens, int out[4]);
 
 struct SearchHypothesis {
   std::vector<int> tokens;  // EOS included

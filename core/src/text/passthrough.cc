@@ -1,0 +1,281 @@
+#include "text/passthrough.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace tformer {
+namespace {
+
+struct CodePoint {
+  char32_t value;
+  size_t begin, end;  // bytes
+};
+
+// The input is valid UTF-8 (the engine checks it first); a stray byte is taken as itself.
+std::vector<CodePoint> decode(std::string_view s) {
+  std::vector<CodePoint> out;
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char b = static_cast<unsigned char>(s[i]);
+    size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
+    if (i + n > s.size()) n = 1;
+    char32_t c = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
+    for (size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    out.push_back({c, i, i + n});
+    i += n;
+  }
+  return out;
+}
+
+bool is_space(char32_t c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == 0xA0 || c == 0x202F || c == 0x3000; }
+bool is_digit(char32_t c) { return c >= '0' && c <= '9'; }
+bool is_ascii_letter(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// Pictographs and emoji (with their flags and keycaps), dingbats, arrows and technical symbols.
+bool is_emoji(char32_t c) {
+  return (c >= 0x1F000 && c <= 0x1FAFF) || (c >= 0x2600 && c <= 0x27BF) || (c >= 0x2300 && c <= 0x23FF) ||
+         (c >= 0x2B00 && c <= 0x2BFF) || (c >= 0x2190 && c <= 0x21FF) || c == 0x3030 || c == 0x303D;
+}
+// What continues an emoji: zero-width joiner, variation selectors, skin tones, keycap, tags.
+bool is_emoji_joiner(char32_t c) {
+  return c == 0x200D || c == 0xFE0F || c == 0xFE0E || (c >= 0x1F3FB && c <= 0x1F3FF) || c == 0x20E3 || (c >= 0xE0020 && c <= 0xE007F);
+}
+bool is_currency_or_unit(char32_t c) {
+  return c == 0x20AC || c == '$' || c == 0xA3 || c == 0xA5 || c == 0x20B9 || c == '%' || c == 0x2030 || c == 0xB0;
+}
+// Punctuation that may close or open a word without being part of a URL, an address or a number.
+bool is_edge_punct(char32_t c) {
+  return c == '.' || c == ',' || c == ';' || c == ':' || c == '!' || c == '?' || c == ')' || c == '(' || c == '[' || c == ']' ||
+         c == '"' || c == '\'' || c == 0xBB || c == 0xAB || c == 0x201C || c == 0x201D || c == 0x201E || c == 0x2018 || c == 0x2019;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+bool is_url(std::string_view w) {
+  std::string lower(w);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return (starts_with(lower, "http://") || starts_with(lower, "https://") || starts_with(lower, "ftp://")) ? w.size() > 8
+         : starts_with(lower, "www.") && w.size() > 6 && lower.find('.', 4) != std::string::npos;
+}
+
+bool is_email(std::string_view w) {
+  const size_t at = w.find('@');
+  if (at == 0 || at == std::string_view::npos || w.find('@', at + 1) != std::string_view::npos) return false;
+  const size_t dot = w.rfind('.');
+  if (dot == std::string_view::npos || dot < at + 2 || w.size() - dot < 3) return false;
+  for (size_t i = 0; i < w.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(w[i]);
+    if (!(std::isalnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-' || c == '@')) return false;
+  }
+  for (size_t i = dot + 1; i < w.size(); ++i)
+    if (!std::isalpha(static_cast<unsigned char>(w[i]))) return false;
+  return true;
+}
+
+}  // namespace
+
+ProtectedSentence protect(std::string_view sentence, const std::function<bool(char32_t)>& unknown) {
+  const std::vector<CodePoint> cps = decode(sentence);
+  const size_t n = cps.size();
+  std::vector<bool> keep(n, false);  // code points taken out
+
+  // Words (between whitespace) without their opening and closing punctuation: URLs, e-mail
+  // addresses and words with a digit (numbers, times, dates, "COVID-19") go whole.
+  for (size_t i = 0; i < n;) {
+    if (is_space(cps[i].value)) { ++i; continue; }
+    size_t j = i;
+    while (j < n && !is_space(cps[j].value)) ++j;
+    size_t b = i, e = j;
+    while (b < e && is_edge_punct(cps[b].value)) ++b;
+    while (e > b && is_edge_punct(cps[e - 1].value)) --e;
+    if (b < e) {
+      const std::string_view word = sentence.substr(cps[b].begin, cps[e - 1].end - cps[b].begin);
+      bool digit = false;
+      for (size_t k = b; k < e; ++k) digit = digit || is_digit(cps[k].value);
+      if (is_url(word) || is_email(word) || digit) {
+        // An ordinal's dot ("am 1. Mai") stays with its number, unless it ends the sentence.
+        if (digit && e < j && cps[e].value == '.' && j < n) ++e;
+        for (size_t k = b; k < e; ++k) keep[k] = true;
+        // A currency sign or unit standing apart next to a number ("12,50 €", "$ 5") goes with it.
+        if (digit) {
+          if (j + 1 < n && is_space(cps[j].value) && is_currency_or_unit(cps[j + 1].value) &&
+              (j + 2 >= n || is_space(cps[j + 2].value) || is_edge_punct(cps[j + 2].value))) {
+            keep[j] = keep[j + 1] = true;
+          }
+          if (i >= 2 && is_space(cps[i - 1].value) && is_currency_or_unit(cps[i - 2].value) && (i == 2 || is_space(cps[i - 3].value))) {
+            keep[i - 1] = keep[i - 2] = true;
+          }
+        }
+      }
+    }
+    i = j;
+  }
+  // Emoji and symbols, and characters the vocabulary lacks, wherever they are.
+  for (size_t i = 0; i < n; ++i) {
+    const char32_t c = cps[i].value;
+    if (keep[i] || is_space(c)) continue;
+    if (is_emoji(c) || ((c >= 0x80 || !(is_ascii_letter(c) || is_digit(c))) && unknown(c))) {
+      keep[i] = true;
+      while (i + 1 < n && (is_emoji_joiner(cps[i + 1].value) || (cps[i].value == 0x200D && is_emoji(cps[i + 1].value)))) keep[++i] = true;
+    }
+  }
+
+  ProtectedSentence out;
+  bool letters = false;  // anything left to translate
+  for (size_t i = 0; i < n;) {
+    if (!keep[i]) {
+      letters = letters || (!is_space(cps[i].value) && !is_edge_punct(cps[i].value));
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < n && keep[j]) ++j;
+    ProtectedSpan span;
+    span.text = std::string(sentence.substr(cps[i].begin, cps[j - 1].end - cps[i].begin));
+    span.space_before = i == 0 || is_space(cps[i - 1].value);
+    span.space_after = j < n && is_space(cps[j].value);
+    out.spans.push_back(std::move(span));
+    i = j;
+  }
+  if (out.spans.empty()) {
+    out.text = std::string(sentence);
+    return out;
+  }
+  if (!letters) {  // only numbers, symbols, ...: nothing for the model
+    out.text = std::string(sentence);
+    out.spans.clear();
+    out.verbatim = true;
+    return out;
+  }
+  // The cleaned text: the spans removed, and with each the whitespace that would be doubled.
+  size_t span_index = 0;
+  for (size_t i = 0; i < n;) {
+    if (!keep[i]) {
+      out.text.append(sentence.substr(cps[i].begin, cps[i].end - cps[i].begin));
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < n && keep[j]) ++j;
+    // "ist ☀️ heute" -> "ist heute"; "12 Kinder" -> "Kinder"; "kostet 12 €." -> "kostet."
+    const bool at_start = out.text.find_first_not_of(" \t") == std::string::npos;
+    if (at_start || (!out.text.empty() && out.text.back() == ' '))
+      while (j < n && is_space(cps[j].value)) ++j;
+    if (j == n || (is_edge_punct(cps[j].value) && cps[j].value != '(' && cps[j].value != '['))
+      while (!out.text.empty() && out.text.back() == ' ') out.text.pop_back();
+    out.spans[span_index++].at = out.text.size();
+    i = j;
+  }
+  return out;
+}
+
+namespace {
+
+const std::string kWordStart = "\xE2\x96\x81";  // U+2581, SentencePiece's word-start mark
+constexpr float kConfidentWeight = 0.5f;
+
+size_t non_space_chars(std::string_view s) {
+  size_t count = 0;
+  for (const CodePoint& c : decode(s))
+    if (!is_space(c.value) && c.value != 0x2581) ++count;
+  return count;
+}
+
+bool is_word_piece(const std::string& p) {
+  // A piece that continues a word (letters or digits), as opposed to punctuation.
+  for (const CodePoint& c : decode(p))
+    if (c.value != 0x2581 && !is_edge_punct(c.value) && !is_space(c.value)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string restore(const ProtectedSentence& sentence, const std::vector<std::string>& source_pieces,
+                    const std::vector<std::string>& target_pieces, const std::string& target_text,
+                    const std::vector<float>& alignment, size_t source_stride, size_t source_offset) {
+  if (sentence.verbatim) return sentence.text;
+  if (sentence.spans.empty()) return target_text;
+  // Byte offsets of each target piece in the text SentencePiece made of them; when the pieces do
+  // not spell the text (normalization, byte pieces), spans go at the end.
+  std::string spelled;
+  std::vector<size_t> piece_begin, piece_end;
+  for (const std::string& p : target_pieces) {
+    std::string t = p;
+    for (size_t k; (k = t.find(kWordStart)) != std::string::npos;) t.replace(k, kWordStart.size(), " ");
+    piece_begin.push_back(spelled.size());
+    spelled += t;
+    piece_end.push_back(spelled.size());
+  }
+  size_t lead = spelled.find_first_not_of(' ');
+  if (lead == std::string::npos) lead = spelled.size();
+  const bool spelled_ok = spelled.substr(lead) == target_text;
+  const size_t T = target_pieces.size();
+
+  // Cumulative non-space characters of the source pieces: which piece a span followed.
+  std::vector<size_t> source_end;
+  size_t total = 0;
+  for (const std::string& p : source_pieces) source_end.push_back(total += non_space_chars(p));
+
+  struct Insert { size_t position; std::string text; size_t order; };
+  std::vector<Insert> inserts;
+  for (size_t s = 0; s < sentence.spans.size(); ++s) {
+    const ProtectedSpan& span = sentence.spans[s];
+    const size_t before = non_space_chars(std::string_view(sentence.text).substr(0, span.at));
+    size_t k = 0;  // source pieces wholly before the span
+    while (k < source_end.size() && source_end[k] <= before) ++k;
+    const bool after = k > 0;
+    const size_t anchor = after ? k - 1 : 0;
+    size_t position = target_text.size();
+    if (spelled_ok && T > 0 && !source_pieces.empty()) {
+      // The target piece that looked most at the anchor, where that is clear (a weight of at least
+      // kConfidentWeight: models trained with guided alignment, as Marian's are, give such peaks).
+      // Otherwise the same relative place in the translation: the cross-attention of small models
+      // trained without alignment is close to uniform and says little about where a word went.
+      size_t best = T;
+      if (!alignment.empty() && alignment.size() >= T * source_stride && source_offset + anchor < source_stride) {
+        float top = kConfidentWeight;
+        for (size_t t = 0; t < T; ++t) {
+          const float w = alignment[t * source_stride + source_offset + anchor];
+          if (w >= top) { top = w; best = t; }
+        }
+      }
+      if (best == T) {
+        const double at = (double(anchor) + 0.5) / double(source_pieces.size()) * double(T) - 0.5;
+        best = size_t(std::clamp<long>(std::lround(at), 0L, long(T) - 1));
+      }
+      if (after) {
+        // After the end of that word (its letters, not the punctuation after it).
+        size_t t = best;
+        while (t + 1 < T && target_pieces[t + 1].rfind(kWordStart, 0) != 0 && is_word_piece(target_pieces[t + 1])) ++t;
+        position = piece_end[t];
+      } else {
+        size_t t = best;
+        while (t > 0 && target_pieces[t].rfind(kWordStart, 0) != 0) --t;
+        position = piece_begin[t];
+        if (position < spelled.size() && spelled[position] == ' ') ++position;  // the word itself
+      }
+      position = position >= lead ? position - lead : 0;
+    } else if (!after) {
+      position = 0;
+    }
+    std::string text = span.text;
+    if (after) {
+      if (span.space_before && position > 0) text = " " + text;
+    } else if (span.space_after && position < target_text.size()) {
+      text += " ";
+    }
+    inserts.push_back({position, std::move(text), s});
+  }
+  std::stable_sort(inserts.begin(), inserts.end(), [](const Insert& a, const Insert& b) { return a.position < b.position; });
+  std::string out;
+  size_t at = 0;
+  for (const Insert& i : inserts) {
+    out.append(target_text, at, i.position - at);
+    out += i.text;
+    at = i.position;
+  }
+  out.append(target_text, at, std::string::npos);
+  return out;
+}
+
+}  // namespace tformer

@@ -1,0 +1,53 @@
+// Pass-through of what a translation model cannot translate: numbers, URLs, e-mail addresses,
+// emoji and other symbols, and characters outside the model's vocabulary. Small models drop or
+// invent them ("Das Wetter ist ☀️ heute." -> "The weather is today.", "12,50 €" -> "€.00.00").
+//
+// How: protect() takes such spans out of a sentence before it is tokenized (the model translates
+// the rest, which it can), and restore() puts each span back into the translation, exactly as it
+// went in, at a word boundary: after the target word that attended most to the source piece
+// before the span (before the word of the first piece when the span opened the sentence), when
+// that attention is clear (a weight of 0.5 or more in the decoder's last cross-attention layer, as
+// models trained with guided alignment give); otherwise at the same relative place in the
+// translation. The shipped tiny models' attention is close to uniform (the demo's heat map shows
+// it), so with them the relative place decides: "Das Wetter ist ☀️ heute." -> "The weather is ☀️
+// today.", "Ich habe 3 Katzen und 2 Hunde." -> "I have 3 dogs and 2 cats." (the model's order).
+// TranslateOptions::passthrough switches it on (off by default: parity tests compare the plain
+// model with its reference implementations).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tformer {
+
+struct ProtectedSpan {
+  std::string text;          // as it was in the sentence
+  size_t at = 0;             // byte offset in the cleaned sentence where it stood
+  bool space_before = false;  // whitespace (or the sentence start) before it in the sentence
+  bool space_after = false;   // whitespace after it
+};
+
+struct ProtectedSentence {
+  std::string text;                  // the sentence without its spans (what the model translates)
+  std::vector<ProtectedSpan> spans;  // in order
+  // Nothing translatable is left (the sentence was only numbers, symbols, ...): it is copied.
+  bool verbatim = false;
+};
+
+// `unknown(code point)` says whether the model's vocabulary lacks a character (it would become
+// <unk>); letters and punctuation it has stay for the model.
+ProtectedSentence protect(std::string_view sentence, const std::function<bool(char32_t)>& unknown);
+
+// Puts the spans back into a translation. `source_pieces`: the pieces of the cleaned sentence
+// as the model saw them (without BOS/EOS); `target_pieces`: the translation's pieces (without
+// EOS), joined by SentencePiece into `target_text`; `alignment`: row-major
+// [target pieces (+ EOS row ignored) x source_stride] weights with source column `source_offset`
+// + i for source piece i (BOS shifts it by one). Empty alignment: by relative position.
+std::string restore(const ProtectedSentence& sentence, const std::vector<std::string>& source_pieces,
+                    const std::vector<std::string>& target_pieces, const std::string& target_text,
+                    const std::vector<float>& alignment, size_t source_stride, size_t source_offset);
+
+}  // namespace tformer
