@@ -5,7 +5,7 @@ The training corpus is tokenized once per text file and vocabulary into a flat a
 filtered into a `Corpus`: four flat arrays, no Python object per sentence. `make_batches` groups
 sentence indices by length; `BatchAssembler` pads a batch from index tensors, on the training
 device (on a GPU the whole corpus moves there once). `encode_corpus` and `collate`, the Python-list
-path, stay as the reference the array path is tested against (tests/models/test_train_data.py).
+path, stay as the reference the array path is tested against (tests/models/test_train.py).
 """
 from __future__ import annotations
 
@@ -180,15 +180,6 @@ def load_corpus(cfg: ModelConfig, tok: Tokenizer, prefixes, src_lang, tgt_lang, 
                                 cfg.eos_id if cfg.source_eos else None)
     tgt, tgt_offsets = decorate(t_tokens, t_len, None, cfg.eos_id)
     return Corpus(src, src_offsets, tgt, tgt_offsets, dropped)
-
-
-def cached_corpus(cache_path: str, *args, **kwargs):
-    """The old list cache (a torch.save of Python lists), kept for the data tests' reference."""
-    if os.path.exists(cache_path):
-        return torch.load(cache_path)
-    pairs, dropped = encode_corpus(*args, **kwargs)
-    torch.save((pairs, dropped), cache_path)
-    return pairs, dropped
 
 
 def bucket_length(pair, granularity: int = 16) -> int:
