@@ -423,7 +423,19 @@ class Trainer:
 
     def step(self, index, group, timer=None):
         """One update from the batches `group` (plan entries); returns the NLL sum (a device tensor,
-        not read here) and this rank's target token count."""
+        not read here), this rank's target token count and the learning rate."""
+        try:
+            return self.update(index, group, timer)
+        except Exception as e:
+            # torch.compile may fail late (the backward graph compiles at the first backward): the
+            # step is done again eagerly (nothing was applied yet) and training goes on uncompiled.
+            if self.loss_fn.states == self.loss_fn.trunk:
+                raise
+            self.log("torch.compile failed; training continues eagerly", error=repr(e)[:300])
+            self.loss_fn.states = self.loss_fn.trunk
+            return self.update(index, group, timer)
+
+    def update(self, index, group, timer=None):
         lr = self.learning_rate()
         for g in self.opt.param_groups:
             g["lr"] = lr

@@ -176,6 +176,16 @@ def attention_path(cfg, assembler, plan, index):
     check(f"training attention ({kind}) matches model.py's: loss within 1e-5 relative",
           worst_loss < 1e-5, worst_loss)
     check("... and every gradient within 1e-4", worst_grad < 1e-4, worst_grad)
+    logged = []
+    loss_fn = TrainingLoss(fast, 0.1, log=lambda msg, **fields: logged.append(msg))
+
+    def broken_compile(*args):
+        raise RuntimeError("a compiler error")
+    loss_fn.states = broken_compile  # as torch.compile's trunk failing at its first call
+    loss, _ = loss_fn(S, s_len, T, sel)
+    check("a failing compiled trunk falls back to eager, with a log line",
+          loss_fn.states == loss_fn.trunk and len(logged) == 1 and abs(float(loss) - grads[1][0]) < 1e-3 * abs(grads[1][0]),
+          f"{logged} {float(loss)} {grads[1][0]}")
     check("the reference path returns attention weights, the training path none",
           ref.decoder.layers[0].cross_attn(torch.zeros(1, 2, 32), torch.zeros(1, 3, 32))[1] is not None
           and fast.decoder.layers[0].cross_attn(torch.zeros(1, 2, 32), torch.zeros(1, 3, 32))[1] is None)
