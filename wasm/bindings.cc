@@ -272,6 +272,14 @@ class JsTranslator {
     return *made;
   }
 
+  // Text handling for the requests that follow (TranslateOptions::passthrough and
+  // repetition_guard): set by the npm package before each request, kept out of the options
+  // value object so that callers of translate() and begin() need not name them.
+  void set_text_handling(bool passthrough, bool repetition_guard) {
+    passthrough_ = passthrough;
+    repetition_guard_ = repetition_guard;
+  }
+
   val translate(const val& texts, const JsOptions& options) {
     if (std::optional<val> out = guarded([&] { return translate_unguarded(texts, options); })) return *out;
     throw_js_error(last_error.c_str());
@@ -280,7 +288,7 @@ class JsTranslator {
 
   std::unique_ptr<JsSession> begin(const val& texts, const JsOptions& options) {
     return or_js_error([&] {
-      return std::make_unique<JsSession>(translator_.begin(texts_of(texts), to_engine(options)), options);
+      return std::make_unique<JsSession>(translator_.begin(texts_of(texts), with_text_handling(to_engine(options))), options);
     });
   }
 
@@ -329,8 +337,14 @@ class JsTranslator {
   JsTranslator(std::vector<uint8_t> bytes, const tformer::TranslatorConfig& config)
       : translator_(std::move(bytes), config) {}
 
+  tformer::TranslateOptions with_text_handling(tformer::TranslateOptions o) const {
+    o.passthrough = passthrough_;
+    o.repetition_guard = repetition_guard_;
+    return o;
+  }
+
   val translate_unguarded(const val& texts, const JsOptions& options) {
-    const auto results = translator_.translate(texts_of(texts), to_engine(options));
+    const auto results = translator_.translate(texts_of(texts), with_text_handling(to_engine(options)));
     val out = val::array();
     for (const auto& r : results) out.call<void>("push", to_js(r, options));
     return out;
@@ -358,6 +372,7 @@ class JsTranslator {
   }
 
   tformer::Translator translator_;
+  bool passthrough_ = false, repetition_guard_ = false;  // set_text_handling()
 };
 
 JsOptions default_options() { return JsOptions{}; }
@@ -377,6 +392,7 @@ EMSCRIPTEN_BINDINGS(tformer) {
       .constructor(&JsTranslator::create, emscripten::allow_raw_pointers())
       .function("translate", &JsTranslator::translate)
       .function("begin", &JsTranslator::begin)
+      .function("setTextHandling", &JsTranslator::set_text_handling)
       .function("tensorView", &JsTranslator::tensor_view)
       .function("positionsView", &JsTranslator::positions_view)
       .function("info", &JsTranslator::info);

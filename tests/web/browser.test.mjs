@@ -64,8 +64,9 @@ for (const isolation of [true, false]) {
       page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
 
       // First visit: the model downloads with progress, the example sentence is translated.
+      // (?plain: the model's own output, as the CLI gives it: no pass-through, no loop guard.)
       const opened = Date.now();
-      await page.goto(server.url);
+      await page.goto(`${server.url}?plain`);
       await waitForState(page, 'done');
       const firstVisitMs = Date.now() - opened;
       const info = await page.evaluate(() => window.translatorInfo);
@@ -160,7 +161,7 @@ for (const isolation of [true, false]) {
       const before = modelRequests(server.requests);
       const again = await context.newPage();
       const reopened = Date.now();
-      await again.goto(server.url);
+      await again.goto(`${server.url}?plain`);
       await waitForState(again, 'done');
       const secondVisitMs = Date.now() - reopened;
       const info2 = await again.evaluate(() => window.translatorInfo);
@@ -179,7 +180,7 @@ for (const isolation of [true, false]) {
       });
       assert.match(damaged, /\.tfm$/);
       const third = await context.newPage();
-      await third.goto(server.url);
+      await third.goto(`${server.url}?plain`);
       await waitForState(third, 'done');
       assert.equal(modelRequests(server.requests), before + 1, 'the damaged model was downloaded again');
       assert.match(await third.textContent('#warnings'), /did not match its sha256 .* it was deleted and the model downloaded again/);
@@ -188,7 +189,7 @@ for (const isolation of [true, false]) {
       // Offline after the first visit: the service worker has the page, the cache the model.
       await context.setOffline(true);
       const offline = await context.newPage();
-      await offline.goto(server.url);
+      await offline.goto(`${server.url}?plain`);
       await waitForState(offline, 'done');
       await offline.fill('#source', SENTENCE);
       await offline.waitForFunction((s) => document.getElementById('output').dataset.source === s && document.body.dataset.state === 'done', SENTENCE);
@@ -198,7 +199,7 @@ for (const isolation of [true, false]) {
       // Phone-sized window: nothing wider than the screen.
       const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
       const small = await phone.newPage();
-      await small.goto(server.url);
+      await small.goto(`${server.url}?plain`);
       await waitForState(small, 'done');
       const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `page is ${overflow}px wider than a phone screen`);

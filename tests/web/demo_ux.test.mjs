@@ -104,7 +104,8 @@ const waitForOutputOf = (page, text, timeout = 60_000) => page.waitForFunction((
 test('the shipped models: domain note, examples, folder names, rendered card, no failed request, warm start, typing restarts nothing',
   { skip: problems.join('; ') || false, timeout: 600_000 }, async (t) => {
     const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-    const { page, failures } = await open(context, `${realServer.url}?sw=off`);
+    // ?plain: the model's own output (no pass-through, no repetition guard), as the CLI gives it.
+    const { page, failures } = await open(context, `${realServer.url}?sw=off&plain`);
     await waitForState(page, 'done');
     const entry = await page.evaluate(() => window.demoEntry);
     const listed = realServer.registry.models.find((m) => m.id === entry.id);
@@ -175,6 +176,16 @@ test('the shipped models: domain note, examples, folder names, rendered card, no
     assert.ok(Math.abs(layout.svgDrawn - layout.svgWidth) < 1, `heat map drawn ${layout.svgDrawn}px for ${layout.svgWidth}px: not shrunk`);
     assert.ok(layout.scrolls || layout.svgWidth <= 390, 'a heat map wider than the screen scrolls');
     assert.ok(layout.overflow <= 0, `page is ${layout.overflow}px wider than the phone screen`);
+    // Without ?plain the page passes numbers, emoji and links through: each comes out once.
+    const kept = entry.from === 'de' ? 'Das Wetter ist ☀️ heute, der Eintritt kostet 12,50 € (siehe https://example.org/info).'
+      : 'The weather is ☀️ today, the ticket costs 12.50 € (see https://example.org/info).';
+    await setSource(small.page, kept);
+    await waitForOutputOf(small.page, kept);
+    const shown = await small.page.textContent('#output');
+    for (const span of ['☀️', entry.from === 'de' ? '12,50 €' : '12.50 €', 'https://example.org/info']) {
+      assert.equal(shown.split(span).length - 1, 1, `"${span}" once in "${shown}"`);
+    }
+    t.diagnostic(`passed through: "${kept}" -> "${shown}"`);
     await small.page.screenshot({ path: path.join(shots, 'demo-ux-phone.png'), fullPage: true });
     assert.deepEqual([...failures, ...small.failures], [], 'no failed request (the favicon included) and no error');
     await phone.close();
@@ -184,7 +195,7 @@ test('the shipped models: domain note, examples, folder names, rendered card, no
 test('test models: error banner, swap while translating, variants, heat map scale per sentence, long input with progress and Stop, offline',
   { skip: problems.join('; ') || false, timeout: 600_000 }, async () => {
     const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-    const { page, failures } = await open(context, `${server.url}?model=fx.deen`);
+    const { page, failures } = await open(context, `${server.url}?model=fx.deen&plain`);
     await waitForState(page, 'done');
 
     // Variants: int8 is the default (eval.json: within 0.5 BLEU), both offered with their sizes.

@@ -60,7 +60,7 @@ async function openDemo(model, backend) {
   page.on('response', (r) => {
     if (r.status() >= 400 && (relaxedBuilt || !/\/tformer-mtr\./.test(r.url()))) errors.push(`HTTP ${r.status()} ${r.url()}`);
   });
-  await page.goto(`${server.url}?sw=off&model=${model}&backend=${backend}`);
+  await page.goto(`${server.url}?sw=off&plain&model=${model}&backend=${backend}`);  // plain: the model's own output
   await waitForState(page, 'done');
   return { page, errors };
 }

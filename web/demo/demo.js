@@ -12,7 +12,7 @@ const ui = {
   testNote: $('test-model-note'), domainNote: $('domain-note'), domainSize: $('domain-size'), domainFigures: $('domain-figures'),
   gpuWarning: $('gpu-warning'), examples: $('examples'), about: $('model-about'), card: $('model-card'),
   sourceLabel: $('source-label'), targetLabel: $('target-label'),
-  work: $('work'), workProgress: $('work-progress'), workText: $('work-text'), stop: $('stop'),
+  passthroughNote: $('passthrough-note'), work: $('work'), workProgress: $('work-progress'), workText: $('work-text'), stop: $('stop'),
 };
 // Sentences the shipped models translate well (short, everyday or caption-like: their training
 // domain), picked by running candidates through the CLI (`build/tformer translate -m ...`).
@@ -37,6 +37,10 @@ const SET_NAMES = { 'multi30k-test2016': 'Multi30k image captions', 'flores-devt
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
 const language = (code) => { try { return languageNames.of(code); } catch { return code; } };
 const params = new URLSearchParams(location.search);
+// Numbers, emoji, URLs and unknown characters pass through, and decoding loops are stopped
+// (translate()'s passthrough and repetitionGuard); ?plain shows the model's own output, as the
+// CLI gives it (the browser tests compare the two).
+const PLAIN = params.has('plain');
 
 let registry = null;
 let translator = null;
@@ -150,6 +154,7 @@ function clearOutput() {
 // registry has it (models/<name>/eval.json, greedy).
 function describeDomain(entry, info) {
   ui.domainNote.hidden = entry.test;
+  ui.passthroughNote.hidden = PLAIN;
   ui.testNote.hidden = !entry.test;
   const parameters = info?.model.parameters;
   ui.domainSize.textContent = !parameters ? '' : parameters >= 1e6 ? ` (${(parameters / 1e6).toFixed(0)} M parameters)`
@@ -437,7 +442,8 @@ async function runJob(j) {
       window.demoTranslations = (window.demoTranslations ?? 0) + 1;
       let r;
       try {
-        r = await j.translator.translate(chunk.text, { alignment: true, beam: j.beam, signal: j.controller.signal });
+        r = await j.translator.translate(chunk.text, { alignment: true, beam: j.beam, signal: j.controller.signal,
+          passthrough: !PLAIN, repetitionGuard: !PLAIN });
       } catch (e) {
         if (e?.name === 'AbortError' || j.cancelled || j.translator !== translator) return;
         setState('error');

@@ -163,6 +163,8 @@ export class Engine {
   async translate(texts, options, signal = undefined) {
     const t0 = performance.now();
     if (this.backend && !this.backend.usable) this.dropGpu();  // lost while idle
+    // Pass-through and the repetition guard are engine settings for the requests that follow.
+    this.translator.setTextHandling(options.passthrough === true, options.repetitionGuard === true);
     let raw;
     let gpu = null;
     const backend = this.backend;

@@ -4,7 +4,7 @@
 import { BACKENDS, VARIANTS, MAX_THREADS } from './select.js';
 
 const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant', 'onProgress', 'onFallback', 'cache', 'signal', 'wasmBase'];
-const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'signal'];
+const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'passthrough', 'repetitionGuard', 'signal'];
 
 function checkKeys(what, options, known) {
   if (options === undefined || options === null) return {};
@@ -98,6 +98,9 @@ export function engineOptions(options) {
     returnScores: true,
     returnAlignment: o.alignment === undefined ? false : boolean(what, 'alignment', o.alignment),
     splitSentences: o.splitSentences === undefined ? true : boolean(what, 'splitSentences', o.splitSentences),
+    // Not fields of the binding's value object: the engine sets them with setTextHandling().
+    passthrough: o.passthrough === undefined ? false : boolean(what, 'passthrough', o.passthrough),
+    repetitionGuard: o.repetitionGuard === undefined ? false : boolean(what, 'repetitionGuard', o.repetitionGuard),
   };
 }
 

@@ -99,6 +99,19 @@ export interface TranslateOptions {
   alignment?: boolean;
   /** Split paragraphs into sentences before translating (default true). */
   splitSentences?: boolean;
+  /**
+   * Pass through what the model cannot translate (default false): numbers (with an attached
+   * currency sign or unit), URLs, e-mail addresses, emoji and other symbols, and characters outside
+   * the model's vocabulary are taken out before translating and put back into the translation as
+   * they were, at a word boundary (where the model's attention clearly says, else at the same
+   * relative place). Off by default: it changes the model's input.
+   */
+  passthrough?: boolean;
+  /**
+   * Stop decoding loops (default false): a token that would repeat the last token a fourth time,
+   * or a group of 2-4 tokens a third time, back to back, is not taken.
+   */
+  repetitionGuard?: boolean;
   /** Cancels the request, whether queued or running. The promise rejects with the signal's reason. */
   signal?: AbortSignal;
 }

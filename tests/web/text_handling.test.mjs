@@ -1,0 +1,62 @@
+// translate()'s passthrough and repetitionGuard (off by default): numbers, emoji, URLs and
+// e-mail addresses come out of a real model's translation as they went in; loops of the looping
+// test model are stopped; the options are checked like the others.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fixturePath, golden, importPackage, repoRoot } from './helpers.mjs';
+
+const { Translator } = await importPackage();
+const shipped = path.join(repoRoot, 'models', 'tiny.deen', 'model.tfm');
+
+// A token 4 times, or a group of 2-4 tokens 3 times, back to back (the guard's rule, written out).
+function hasLoop(tokens) {
+  for (let n = 1; n <= tokens.length; n++) {
+    for (let p = 1; p <= 4; p++) {
+      const repeats = p === 1 ? 4 : 3;
+      if (n < repeats * p) continue;
+      let loop = true;
+      for (let k = n - (repeats - 1) * p; k < n && loop; k++) loop = tokens[k] === tokens[k - p];
+      if (loop) return true;
+    }
+  }
+  return false;
+}
+
+test('passthrough on the shipped de->en model: each span once, exactly as typed', { skip: !existsSync(shipped) && 'no models/tiny.deen/model.tfm' }, async (t) => {
+  const tr = await Translator.create({ model: shipped });
+  try {
+    const cases = [
+      ['Das Wetter ist ☀️ heute.', ['☀️']],
+      ['Der Preis beträgt 12,50 €.', ['12,50 €']],
+      ['Schreib mir an anna@example.org oder besuche https://example.org/hilfe.', ['anna@example.org', 'https://example.org/hilfe']],
+    ];
+    for (const [text, spans] of cases) {
+      const out = (await tr.translate(text, { passthrough: true })).text;
+      for (const s of spans) assert.equal(out.split(s).length - 1, 1, `"${s}" once in "${out}"`);
+      t.diagnostic(`"${text}" -> "${out}" (without: "${(await tr.translate(text)).text}")`);
+    }
+    const plain = 'Zwei Kinder spielen im Park.';
+    assert.equal((await tr.translate(plain, { passthrough: true })).text, (await tr.translate(plain)).text);
+  } finally {
+    tr.dispose();
+  }
+});
+
+test('repetitionGuard: the looping test model loops no more; off by default', async () => {
+  const tr = await Translator.create({ model: fixturePath('marian') });
+  try {
+    const g = golden('marian');
+    const texts = g.sentences.map((s) => s.text);
+    const plain = await tr.translate(texts);
+    assert.deepEqual(plain.map((r) => Array.from(r.tokens)), g.sentences.map((s) => s.greedy.tokens), 'off by default: the reference output');
+    assert.ok(plain.some((r) => hasLoop(Array.from(r.tokens))), 'the test model loops');
+    const guarded = await tr.translate(texts, { repetitionGuard: true });
+    for (const r of guarded) assert.equal(hasLoop(Array.from(r.tokens)), false, r.text);
+    await assert.rejects(tr.translate('x', { passthrough: 'yes' }), { name: 'TypeError', message: /option 'passthrough' must be true or false/ });
+    await assert.rejects(tr.translate('x', { repetitionGuard: 1 }), { name: 'TypeError', message: /option 'repetitionGuard' must be true or false/ });
+  } finally {
+    tr.dispose();
+  }
+});
