@@ -11,18 +11,19 @@
 # FILES_AT joins them into models/work/gpu/NAME.tfm.
 # Environment: BENCH_STEPS=N first times N steps of each recipe alone (models/tfm train
 # --benchmark: tokens/s and the split of a step, into NAME.log); NPROC=N trains each recipe under
-# torchrun on N GPUs (DistributedDataParallel); PYTHON names the python with CUDA PyTorch.
+# torchrun on N GPUs (DistributedDataParallel); PYTHON names the python with CUDA PyTorch; STAGE
+# another folder than models/work/gpu (tests).
 set -euo pipefail
 minutes=${1:?usage: models/gpu/train.sh MINUTES NAME...}; shift
 [ $# -gt 0 ] || { echo "usage: models/gpu/train.sh MINUTES NAME..." >&2; exit 2; }
 [ $# -le 3 ] || { echo "at most 3 recipes: each returns 2 parts and a log, 8 files in all" >&2; exit 2; }
 : "${OUT:?OUT: the folder whose files come back}"
 cd "$(dirname "$0")/../.."
-stage=models/work/gpu
-[ -f $stage/shared.tar.xz ] || { echo "$stage/shared.tar.xz missing: run models/gpu/stage.sh here and carry models/work/gpu" >&2; exit 2; }
-mkdir -p $stage/shared && tar -C $stage/shared -xJf $stage/shared.tar.xz
-(cd $stage/shared && sha256sum -c --quiet ../shared.sha256)
-export TFORMER_SHARED=$PWD/$stage/shared
+stage=$(realpath -m "${STAGE:-models/work/gpu}")   # STAGE: another folder (tests)
+[ -f "$stage/shared.tar.xz" ] || { echo "$stage/shared.tar.xz missing: run models/gpu/stage.sh here and carry models/work/gpu" >&2; exit 2; }
+mkdir -p "$stage/shared" && tar -C "$stage/shared" -xJf "$stage/shared.tar.xz"
+(cd "$stage/shared" && sha256sum -c --quiet ../shared.sha256)
+export TFORMER_SHARED=$stage/shared
 python=${PYTHON:-python3}   # the GPU machine's python3 has CUDA PyTorch; Debian's is not there
 "$python" -c "import torch, yaml, sentencepiece, numpy" || { echo "$python lacks a module the recipe needs" >&2; exit 2; }
 if command -v nvidia-smi >/dev/null; then nvidia-smi --query-gpu=name,memory.total --format=csv,noheader; fi

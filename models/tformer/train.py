@@ -556,10 +556,13 @@ def run_training(t: Trainer, max_minutes: float | None):
                 timed_out = ddp.main and bool(max_minutes) and time.time() - started > max_minutes * 60
                 early, timed_out, signalled = ddp.any([early, timed_out, stop["signal"]])
                 if early:
+                    t.save(tag_step=False)
                     t.log("early stop", **state)
                     return t.wd
                 if timed_out or signalled:
-                    t.save(tag_step=False)
+                    # The weights as they are now become a checkpoint too: --export-best's "last"
+                    # candidate is the run's end, not its last dev check.
+                    t.save(tag_step=step % eval_every != 0)
                     t.log("time limit" if timed_out else f"stopped by {stop['signal'] or 'SIGTERM'}", **state)
                     return t.wd
             if step >= tr["max_steps"]:

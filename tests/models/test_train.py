@@ -300,6 +300,16 @@ def training_runs(tmp, spm):
           sorted(f for f in os.listdir(f"{tmp}/two/work") if f.endswith(".pt")) == ["ckpt-10.pt", "ckpt-20.pt", "last.pt"]
           and "[default1]" not in out)
 
+    # A time limit under DDP: rank 0's clock decides, both ranks stop at the same step (no hang).
+    three = recipe(f"{tmp}/three", data, max_steps=100000)
+    rc, out = run(["torchrun", "--standalone", "--nproc_per_node", "2", "--redirects", "1", "--tee", "1",
+                   TFM, "train", three, "--max-minutes", "0.03"], timeout=120)
+    stopped = log_lines(f"{tmp}/three/work/train.log", "time limit") if rc == 0 else []
+    check("DDP stops both ranks at rank 0's time limit, with last.pt and a checkpoint of the end",
+          stopped and stopped[0]["step"] % 5 == 0 and stopped[0]["step"] < 100000
+          and load_checkpoint(f"{tmp}/three/work/last.pt")["state"]["step"] == stopped[0]["step"]
+          and os.path.exists(f"{tmp}/three/work/ckpt-{stopped[0]['step']}.pt"), out[-600:])
+
     rc, out = run([TFM, "train", one, "--benchmark", "4"])
     lines = [json.loads(x) for x in out.splitlines() if x.startswith("{") and "target_tokens_per_s" in x]
     ok = rc == 0 and lines and lines[0]["target_tokens_per_s"] > 0 and \
@@ -331,6 +341,39 @@ def dump_gradients(recipe_path, out):
     t.ddp.close()
 
 
+def gpu_script(tmp, data):
+    """models/gpu/train.sh end to end on CPU: a staged archive, a run, the export chosen by dev loss,
+    the parts it returns. (Its own stage folder, so that a real one in models/work/gpu stays.)"""
+    import tarfile
+    stage, out = f"{tmp}/stage", f"{tmp}/out"
+    os.makedirs(stage)
+    os.makedirs(out)
+    names = [f"{n}.{lang}" for n in ("train", "dev") for lang in ("de", "en")]
+    with tarfile.open(f"{stage}/shared.tar.xz", "w:xz") as tar:
+        for n in names:
+            tar.add(f"{data}/{n}", arcname=n)
+    p = subprocess.run(["sha256sum"] + names, cwd=data, capture_output=True, text=True)
+    with open(f"{stage}/shared.sha256", "w") as f:
+        f.write(p.stdout)
+    path = recipe(f"{tmp}/gpu", data, max_steps=1000)
+    with open(path) as f:
+        r = yaml.safe_load(f)
+    r["data"]["train"] = ["../shared/train"]  # read from the unpacked archive (TFORMER_SHARED)
+    r["data"]["dev"] = "../shared/dev"
+    with open(path, "w") as f:
+        yaml.safe_dump(r, f)
+    rc, log = run([os.path.join(REPO, "models/gpu/train.sh"), "0.03", path],
+                  env={"OUT": out, "STAGE": stage, "PYTHON": "/usr/bin/python3"})
+    files = sorted(os.listdir(out))
+    check("models/gpu/train.sh trains, exports and leaves the parts and the log in $OUT",
+          rc == 0 and files == ["r.log", "r.tfm.part-aa"], f"rc {rc} {files} {log[-600:]}")
+    if rc == 0:
+        meta = tfm.read(f"{out}/r.tfm.part-aa").metadata
+        check("... the export chosen by dev loss, f16", meta.get("selection") and meta["weights"] == "f16", meta)
+        check("... and the log holds the run and the choice",
+              '"msg": "time limit"' in open(f"{out}/r.log").read() and '"msg": "export"' in open(f"{out}/r.log").read())
+
+
 def main():
     if sys.argv[1:2] == ["--dump-gradients"]:
         return dump_gradients(*sys.argv[2:4])
@@ -343,6 +386,7 @@ def main():
         corpus, assembler, batches, plan, index = data_path(f"{tmp}/data", tok, cfg)
         attention_path(cfg, assembler, plan, index)
         training_runs(tmp, spm)
+        gpu_script(tmp, f"{tmp}/corpus")
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed")
     return 0 if passed == len(results) else 1
