@@ -17,10 +17,13 @@ def cmd_train(args):
             raise SystemExit("--benchmark: the number of steps must be at least 1")
         benchmark(args.config, args.benchmark)
         return
-    if not (args.max_minutes == 0 and args.export_best):  # (the export prepares the data itself)
-        train(args.config, max_minutes=args.max_minutes)
-    if args.export_best and int(os.environ.get("RANK", "0")) == 0:
-        export_best(args.config, args.export_best, args.weights)
+    try:
+        if not (args.max_minutes == 0 and args.export_best):  # (the export prepares the data itself)
+            train(args.config, max_minutes=args.max_minutes)
+        if args.export_best and int(os.environ.get("RANK", "0")) == 0:
+            export_best(args.config, args.export_best, args.weights)
+    except (ValueError, FileNotFoundError) as e:  # bad recipes, corpora, checkpoints: say which
+        raise SystemExit(f"models/tfm train: {e}")
 
 
 def parse_metadata(pairs):

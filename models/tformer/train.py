@@ -640,11 +640,23 @@ def export_best(recipe_path: str, out_path: str, weights: str = "f16") -> dict:
     `average_last` checkpoints, and the checkpoint with the best dev loss. Returns the losses."""
     from .export import build_tfm, load_checkpoint_state
     from . import tfm
-    t = Trainer(load_recipe(recipe_path), fresh=True)
+    recipe = load_recipe(recipe_path)
+    ckpts = checkpoints(work_dir(recipe))
+    if not ckpts:
+        raise FileNotFoundError(f"{work_dir(recipe)}: no ckpt-*.pt to export")
+    # The dev loss must be measured with the checkpoints' own vocabulary: where the recipe's file is
+    # missing, it is written from theirs (never trained anew), and a different one is refused.
+    spm = load_checkpoint(ckpts[-1])["spm"]
+    vocab = repo_path(recipe["vocab"]["model"])
+    if not os.path.exists(vocab):
+        os.makedirs(os.path.dirname(vocab), exist_ok=True)
+        with open(f"{vocab}.{os.getpid()}.tmp", "wb") as f:
+            f.write(spm)
+        os.replace(f"{vocab}.{os.getpid()}.tmp", vocab)
+    t = Trainer(recipe, fresh=True)
     try:
-        ckpts = checkpoints(t.wd)
-        if not ckpts:
-            raise FileNotFoundError(f"{t.wd}: no ckpt-*.pt to export")
+        if t.tok.model_bytes != spm:
+            raise ValueError(f"{vocab} is not the vocabulary the checkpoints in {t.wd} were trained with")
         k = t.tr.get("average_last", 4)
         best_step = load_checkpoint(t.last)["state"].get("best_step", 0) if os.path.exists(t.last) else 0
         candidates = {"last": [ckpts[-1]], f"average of last {min(k, len(ckpts))}": ckpts[-k:]}

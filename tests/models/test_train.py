@@ -327,6 +327,19 @@ def training_runs(tmp, spm):
         ok = meta.get("selection") == exported[0]["choice"] and len(exported[0]["dev_nll"]) == 3 and \
             meta["dev_nll"] == min(exported[0]["dev_nll"].values()) and meta["weights"] == "f16"
     check("--export-best exports the candidate with the lowest dev loss", ok, out[-500:])
+    vocab = f"{data}/vocab.spm"
+    with open(vocab, "rb") as f:
+        mine = f.read()
+    other = Tokenizer.from_tfm(tfm.read(os.path.join(REPO, "tests/fixtures/tutorial/model.tfm")), "source").model_bytes
+    try:
+        with open(vocab, "wb") as f:
+            f.write(other)
+        rc, out = run([TFM, "train", one, "--max-minutes", "0", "--export-best", f"{tmp}/other.tfm"])
+        check("--export-best refuses a vocabulary file the checkpoints were not trained with",
+              other != mine and rc != 0 and "not the vocabulary" in out, out[-300:])
+    finally:
+        with open(vocab, "wb") as f:
+            f.write(mine)
 
 
 def dump_gradients(recipe_path, out):
