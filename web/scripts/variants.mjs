@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+// Before the demo serves the registry: writes each shipped model's int8 variant from its f16 file
+// (`models/tfm variants`: models/README.md, "Shipped variants"). It needs the model tools' Python
+// (numpy); without it the registry simply lists the f16 files, so a failure here is a note, not an
+// error.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const run = spawnSync(path.join(root, 'models', 'tfm'), ['variants'], { cwd: root, encoding: 'utf8' });
+if (run.status === 0) {
+  process.stdout.write(run.stdout);
+} else {
+  const why = (run.error?.message ?? run.stderr ?? '').trim().split('\n').pop();
+  console.log(`int8 variants not written (${why}); the demo offers the f16 models only`);
+}
