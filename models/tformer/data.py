@@ -194,11 +194,16 @@ def make_batches(pairs, batch_tokens: int, seed: int):
     kernel per shape; with free-form shapes that compilation, not arithmetic, dominated training
     (torch.compile on a GPU likewise compiles once per shape). `pairs` is a Corpus or a list of
     pairs; the batches are the same for both. Batch order is shuffled with `seed`."""
-    rng = random.Random(seed)
     if isinstance(pairs, Corpus):
         lengths = pairs.bucket_lengths()
     else:
         lengths = np.array([bucket_length(p) for p in pairs], dtype=np.int64)
+    return batches_by_length(lengths, batch_tokens, seed)
+
+
+def batches_by_length(lengths: np.ndarray, batch_tokens: int, seed: int):
+    """make_batches from the pairs' bucket lengths."""
+    rng = random.Random(seed)
     # Each bucket's members in index order (a stable sort), as a dict filled in index order had them.
     order = np.argsort(lengths, kind="stable")
     bounds = np.flatnonzero(np.diff(lengths[order])) + 1
@@ -210,6 +215,80 @@ def make_batches(pairs, batch_tokens: int, seed: int):
         batches += [members[k:k + size] for k in range(0, len(members), size)]
     rng.shuffle(batches)
     return batches
+
+
+def shard_plan(batches, buckets: np.ndarray, target_lengths: np.ndarray, rank: int = 0, world: int = 1):
+    """This rank's shard of each batch (pairs [B*rank/world, B*(rank+1)/world) of a batch of B) as
+    one flat index array, and per batch host integers: (first, end) of the shard in that array, its
+    length bucket, the shard's target tokens and the whole batch's."""
+    shards, info, first = [], [], 0
+    for b in batches:
+        lo, hi = len(b) * rank // world, len(b) * (rank + 1) // world
+        shard = b[lo:hi]
+        shards.append(shard)
+        info.append((first, first + len(shard), int(buckets[b[0]]),
+                     int(target_lengths[shard].sum()), int(target_lengths[b].sum())))
+        first += len(shard)
+    return np.fromiter((i for shard in shards for i in shard), dtype=np.int64, count=first), info
+
+
+_planner_arrays = {}
+
+
+def _planner_init(buckets, target_lengths):
+    _planner_arrays.update(buckets=buckets, target_lengths=target_lengths)
+
+
+def _planner_run(batch_tokens, seed, rank, world):
+    a = _planner_arrays
+    return shard_plan(batches_by_length(a["buckets"], batch_tokens, seed), a["buckets"], a["target_lengths"],
+                      rank, world)
+
+
+class EpochPlanner:
+    """Each epoch's batches and this rank's shard plan (make_batches, shard_plan). With `ahead`, the
+    next epoch's is computed in a separate process while this one trains: its shuffles (Python's
+    random, which keeps the batches of the list path) take about half a second on 440k pairs, a
+    pause a GPU would wait through at every epoch start."""
+
+    def __init__(self, corpus: Corpus, batch_tokens: int, rank: int = 0, world: int = 1, ahead: bool = False):
+        self.buckets, self.target_lengths = corpus.bucket_lengths(), corpus.target_lengths()
+        self.batch_tokens, self.rank, self.world = batch_tokens, rank, world
+        self.pending, self.pool = {}, None
+        if ahead:
+            import concurrent.futures
+            import multiprocessing
+            # spawn: a fork of a process that holds a CUDA context or torch's threads is not safe.
+            self.pool = concurrent.futures.ProcessPoolExecutor(
+                1, mp_context=multiprocessing.get_context("spawn"), initializer=_planner_init,
+                initargs=(self.buckets, self.target_lengths))
+
+    def seed(self, epoch: int) -> int:
+        return 1000 + epoch
+
+    def get(self, epoch: int):
+        """(flat index array, per-batch info) of `epoch`; starts epoch + 1's in the background."""
+        future, result = self.pending.pop(epoch, None), None
+        if future is not None:
+            try:
+                result = future.result()
+            except Exception:  # the helper died (a signal to the process group): compute it here
+                result = None
+        if result is None:
+            result = shard_plan(batches_by_length(self.buckets, self.batch_tokens, self.seed(epoch)),
+                                self.buckets, self.target_lengths, self.rank, self.world)
+        if self.pool is not None:
+            try:
+                self.pending[epoch + 1] = self.pool.submit(_planner_run, self.batch_tokens, self.seed(epoch + 1),
+                                                           self.rank, self.world)
+            except Exception:  # a broken pool: plan inline from now on
+                self.pool = None
+        return result
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
 
 
 def collate(pairs, indices, pad_id: int):
@@ -244,19 +323,11 @@ class BatchAssembler:
         self.tgt, self.tgt_offsets = put(corpus.tgt, torch.int32), put(corpus.tgt_offsets, torch.long)
 
     def plan(self, batches, rank: int = 0, world: int = 1):
-        """Moves an epoch's batches (this rank's shard of each: pairs [B*rank/world, B*(rank+1)/world)
-        of a batch of B) to the device as one index tensor; returns it and, per batch, host integers
-        (first, end) of the shard in that tensor, its length bucket, the shard's target tokens and
-        the whole batch's."""
-        shards, info, first = [], [], 0
-        for b in batches:
-            lo, hi = len(b) * rank // world, len(b) * (rank + 1) // world
-            shard = b[lo:hi]
-            shards.append(shard)
-            info.append((first, first + len(shard), int(self.buckets[b[0]]),
-                         int(self.target_lengths[shard].sum()), int(self.target_lengths[b].sum())))
-            first += len(shard)
-        flat = np.fromiter((i for shard in shards for i in shard), dtype=np.int64, count=first)
+        """shard_plan of `batches` with its index array moved to the device."""
+        return self.to_device(shard_plan(batches, self.buckets, self.target_lengths, rank, world))
+
+    def to_device(self, plan):
+        flat, info = plan
         return torch.from_numpy(flat).to(self.device), info
 
     def gather(self, tokens, offsets, idx, length: int):

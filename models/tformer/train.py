@@ -29,7 +29,7 @@ import torch.nn as nn
 import yaml
 
 from .config import ModelConfig, marian_convention, tutorial_convention
-from .data import BatchAssembler, load_corpus, make_batches
+from .data import BatchAssembler, EpochPlanner, load_corpus, make_batches
 from .model import Transformer
 from .tokenizer import Tokenizer
 
@@ -393,6 +393,8 @@ class Trainer:
         self.corpus = load_corpus(self.cfg, self.tok, [repo_path(p) for p in data["train"]], src, tgt,
                                   data.get("max_length", 128), cache_dir=cache)
         self.assembler = BatchAssembler(self.corpus, self.device, self.cfg.pad_id)
+        self.planner = EpochPlanner(self.corpus, tr["batch_tokens"], self.ddp.rank, self.ddp.world,
+                                    ahead=bool(tr.get("plan_ahead", self.device.type == "cuda")))
         if self.ddp.main:  # only rank 0 evaluates
             self.dev_corpus = load_corpus(self.cfg, self.tok, [repo_path(data["dev"])], src, tgt, 1024, 1e9,
                                           cache_dir=cache)
@@ -411,8 +413,11 @@ class Trainer:
 
     def epoch_plan(self, epoch: int):
         """The epoch's batches (the same on every rank), this rank's shard of each on the device."""
-        batches = make_batches(self.corpus, self.tr["batch_tokens"], seed=1000 + epoch)
-        return self.assembler.plan(batches, self.ddp.rank, self.ddp.world)
+        return self.assembler.to_device(self.planner.get(epoch))
+
+    def close(self):
+        self.planner.close()
+        self.ddp.close()
 
     def learning_rate(self) -> float:
         tr, state = self.tr, self.state
@@ -504,7 +509,7 @@ def train(recipe_path: str, max_minutes: float | None = None):
             return trainer.wd
         return run_training(trainer, max_minutes)
     finally:
-        trainer.ddp.close()
+        trainer.close()
 
 
 def run_training(t: Trainer, max_minutes: float | None):
@@ -630,7 +635,7 @@ def benchmark(recipe_path: str, steps: int, warmup: int = 3) -> dict:
                 for k in PhaseTimer.PHASES))
         return result
     finally:
-        t.ddp.close()
+        t.close()
 
 
 # ---- choosing and exporting what a run produced ---------------------------------------------
@@ -679,4 +684,4 @@ def export_best(recipe_path: str, out_path: str, weights: str = "f16") -> dict:
               dev_nll={n: round(v, 4) for n, v in losses.items()})
         return losses
     finally:
-        t.ddp.close()
+        t.close()

@@ -26,8 +26,8 @@ import torch  # noqa: E402
 import yaml  # noqa: E402
 from tformer import tfm  # noqa: E402
 from tformer.config import marian_convention  # noqa: E402
-from tformer.data import (BatchAssembler, Corpus, collate, encode_corpus, load_corpus,  # noqa: E402
-                          make_batches, token_file)
+from tformer.data import (BatchAssembler, Corpus, EpochPlanner, collate, encode_corpus,  # noqa: E402
+                          load_corpus, make_batches, shard_plan, token_file)
 from tformer.model import Transformer  # noqa: E402
 from tformer.tokenizer import Tokenizer  # noqa: E402
 from tformer.train import TrainingLoss, load_checkpoint, target_positions  # noqa: E402
@@ -126,6 +126,15 @@ def data_path(tmp, tok, cfg):
     check("BatchAssembler pads every batch as collate does", equal)
     check("the plan's token counts are the batches' target tokens",
           all(n == n_all == sum(len(pairs[i][1]) for i in b) for b, (_, _, _, n, n_all) in zip(batches, plan)))
+    planner = EpochPlanner(corpus, 200, 1, 2, ahead=True)  # a helper process plans the next epoch
+    try:
+        ahead = [planner.get(e) for e in range(3)]
+    finally:
+        planner.close()
+    inline = [shard_plan(make_batches(corpus, 200, 1000 + e), corpus.bucket_lengths(), corpus.target_lengths(), 1, 2)
+              for e in range(3)]
+    check("EpochPlanner: epochs planned ahead in a helper process are the epochs planned inline",
+          all(np.array_equal(a[0], b[0]) and a[1] == b[1] for a, b in zip(ahead, inline)) and ahead[0][1] != ahead[1][1])
     shards = [assembler.plan(batches, r, 3) for r in range(3)]
     rejoined = all(torch.equal(torch.cat([s[0][s[1][k][0]:s[1][k][1]] for s in shards]), torch.tensor(b))
                    and sum(s[1][k][3] for s in shards) == plan[k][4] for k, b in enumerate(batches))
@@ -301,12 +310,13 @@ def training_runs(tmp, spm):
           and "[default1]" not in out)
 
     # A time limit under DDP: rank 0's clock decides, both ranks stop at the same step (no hang).
-    three = recipe(f"{tmp}/three", data, max_steps=100000)
+    # Big batches, so that the run goes through several epochs, each planned ahead by a helper process.
+    three = recipe(f"{tmp}/three", data, max_steps=100000, batch_tokens=1024, plan_ahead=True)
     rc, out = run(["torchrun", "--standalone", "--nproc_per_node", "2", "--redirects", "1", "--tee", "1",
-                   TFM, "train", three, "--max-minutes", "0.03"], timeout=120)
+                   TFM, "train", three, "--max-minutes", "0.05"], timeout=120)
     stopped = log_lines(f"{tmp}/three/work/train.log", "time limit") if rc == 0 else []
     check("DDP stops both ranks at rank 0's time limit, with last.pt and a checkpoint of the end",
-          stopped and stopped[0]["step"] % 5 == 0 and stopped[0]["step"] < 100000
+          stopped and stopped[0]["step"] % 5 == 0 and stopped[0]["step"] < 100000 and stopped[0]["epoch"] >= 1
           and load_checkpoint(f"{tmp}/three/work/last.pt")["state"]["step"] == stopped[0]["step"]
           and os.path.exists(f"{tmp}/three/work/ckpt-{stopped[0]['step']}.pt"), out[-600:])
 
@@ -351,7 +361,7 @@ def dump_gradients(recipe_path, out):
     t.step(index, plan[:t.tr.get("accumulate", 1)])
     if t.ddp.main:
         torch.save({k: p.grad for k, p in t.model.named_parameters()}, out)
-    t.ddp.close()
+    t.close()
 
 
 def gpu_script(tmp, data):
