@@ -626,6 +626,8 @@ def benchmark(recipe_path: str, steps: int, warmup: int = 3) -> dict:
                   "split_seconds_per_step": {k: round(v / steps, 4) for k, v in split.items()},
                   "split_percent": {k: round(100 * v / max(step_s * steps, 1e-12), 1) for k, v in split.items()},
                   "torch": torch.__version__}
+        if t.device.type == "cuda":  # what bigger batches would have to fit beside
+            result["max_memory_gib"] = round(torch.cuda.max_memory_allocated(t.device) / 2**30, 2)
         if t.ddp.main:
             print(json.dumps(result), flush=True)
             print(f"{result['target_tokens_per_s']} target tokens/s ({steps} steps, {t.ddp.world} process(es), "
