@@ -222,15 +222,6 @@ def target_positions(t_len, length: int, count: int):
     return torch.sort(pad.flatten().to(torch.uint8), stable=True).indices[:count]
 
 
-def batch_loss(model, batch, device, smoothing: float):
-    """Loss sum, NLL sum and token count of one collated batch (tests, and the reference path)."""
-    src, s_len, tgt, t_len = (x.to(device) for x in batch)
-    count = int(t_len.sum())
-    loss, nll = TrainingLoss(model, smoothing)(src, s_len, tgt,
-                                               target_positions(t_len, tgt.shape[1], count))
-    return loss, nll, count
-
-
 @torch.no_grad()
 def evaluate(loss_fn: TrainingLoss, assembler: BatchAssembler, batches, device, precision):
     """Mean NLL per target token over a corpus, summed on the device, read once."""
@@ -374,8 +365,11 @@ class Trainer:
         self.step_fn = self.loss_fn
         if self.ddp.world > 1:
             from torch.nn.parallel import DistributedDataParallel
+            # broadcast_buffers off: the one buffer, the positional table, is computed alike on
+            # every rank, and broadcasting it would add a collective to every step.
             self.step_fn = DistributedDataParallel(
-                self.loss_fn, device_ids=[device.index] if device.type == "cuda" else None)
+                self.loss_fn, device_ids=[device.index] if device.type == "cuda" else None,
+                broadcast_buffers=False, gradient_as_bucket_view=True)
         self.log("data", train_pairs=len(self.corpus), dropped=self.corpus.dropped,
                  dev_pairs=len(self.dev_corpus), vocab=len(self.tok), device=str(device),
                  precision=self.precision, threads=self.threads, processes=self.ddp.world,
