@@ -141,7 +141,7 @@ test('the shipped models: domain note, examples, folder names, rendered card, no
       : 'Two children are playing in the park, and a dog runs across the big green meadow.';
     await page.fill('#source', '');
     const before = await page.evaluate(() => window.demoTranslator.info.restarts);
-    await page.locator('#source').pressSequentially(sentence, { delay: 350 });
+    await page.locator('#source').pressSequentially(sentence, { delay: 350, timeout: 180_000 });  // 26 s of typing
     await waitForOutputOf(page, sentence);
     const after = await page.evaluate(() => ({ restarts: window.demoTranslator.info.restarts, translations: window.demoTranslations }));
     assert.equal(after.restarts - before, 0, 'no engine restart while typing');

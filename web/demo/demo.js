@@ -23,10 +23,12 @@ const EXAMPLES = {
     'My brother lives in Berlin.', 'I am going to the cinema tomorrow.'],
 };
 const DEBOUNCE_MS = 250;
-// A translation that became stale (the text changed while it ran) is left to finish when it is
-// short, and its successor starts right after: stopping a running one terminates the engine's
-// Worker (a wasm call cannot be interrupted) and starts a new engine, which costs more than a
-// short translation. Only work that has run this long is stopped that way.
+// A translation that became stale (the text changed while it ran) is left to finish, and its
+// successor starts right after: stopping a running one terminates the engine's Worker (a wasm
+// call cannot be interrupted) and starts a new engine, which costs more than a short
+// translation. Input of up to CHUNK_CHARS characters always finishes (typing never restarts the
+// engine); longer input stops at its next chunk; only one long chunk (a sentence of more than
+// CHUNK_CHARS characters) that has run this long is stopped by a restart.
 const RESTART_AFTER_MS = 1500;
 // Longer inputs are translated in chunks of whole sentences of about this many characters, so
 // that results appear as they finish, progress shows, and Stop ends the work between chunks.
@@ -316,11 +318,12 @@ function requestTranslation() {
   startJob(text);
 }
 
-// The running job's text is outdated: it ends at its next chunk, and a request still running
-// after RESTART_AFTER_MS is aborted (which restarts the engine).
+// The running job's text is outdated: it ends at its next chunk; a single chunk longer than
+// CHUNK_CHARS still running after RESTART_AFTER_MS is aborted (which restarts the engine).
 function retire(j) {
   if (j.cancelled) return;
   j.cancelled = true;
+  if (j.chunks !== 1 || j.text.length <= CHUNK_CHARS) return;
   const ranFor = performance.now() - j.requestStarted;
   if (ranFor >= RESTART_AFTER_MS) j.controller.abort();
   else j.killTimer = setTimeout(() => j.controller.abort(), RESTART_AFTER_MS - ranFor);
@@ -346,7 +349,7 @@ function whenIdle() {
 
 async function startJob(text) {
   const j = { text, beam: beam(), cancelled: false, stopped: false, controller: new AbortController(), requestStarted: performance.now(),
-    killTimer: 0, translator };
+    killTimer: 0, translator, chunks: 0 };
   job = j;
   ui.work.hidden = true;
   setState('translating');
@@ -417,6 +420,7 @@ function showWork(done, total, j) {
 async function runJob(j) {
   const entry = window.demoEntry;
   const chunks = chunksOf(j.text, entry?.from);
+  j.chunks = chunks.length;
   const total = chunks.reduce((n, c) => n + c.sentences, 0);
   const results = [];
   let text = '', done = 0, ms = 0, tokens = 0, backend = 'wasm';
