@@ -75,6 +75,14 @@ TEST_CASE("passthrough: protect() takes out numbers, URLs, e-mail addresses, emo
   CHECK(span_texts(p) == std::vector<std::string>{"12", "👩‍👩‍👧"});
   CHECK(p.spans[0].at == 0);
 
+  // Several spans in a row stay together, in order, also where the sentence ends after them.
+  p = protect("Ruf mich an: +49 30 1234567.", nothing_unknown);
+  CHECK(p.text == "Ruf mich an:.");
+  CHECK(span_texts(p) == std::vector<std::string>{"+49", "30", "1234567"});
+  for (const auto& s : p.spans) CHECK(s.at == std::string("Ruf mich an:").size());
+  CHECK(restore(p, {"▁Ruf", "▁mich", "▁an", ":", "."}, {"▁Call", "▁me", ":", "."}, "Call me:.", {}, 5, 0) ==
+        "Call me: +49 30 1234567.");
+
   // Characters the vocabulary lacks: whatever `unknown` says.
   p = protect("Ein Ǆ und ein ß.", [](char32_t c) { return c == 0x1C4; });
   CHECK(p.text == "Ein und ein ß.");

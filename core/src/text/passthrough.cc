@@ -163,6 +163,8 @@ ProtectedSentence protect(std::string_view sentence, const std::function<bool(ch
       while (j < n && is_space(cps[j].value)) ++j;
     if (j == n || (is_edge_punct(cps[j].value) && cps[j].value != '(' && cps[j].value != '['))
       while (!out.text.empty() && out.text.back() == ' ') out.text.pop_back();
+    // Spans just before this one stood where the trimmed space was: keep them with it, in order.
+    for (size_t k = 0; k < span_index; ++k) out.spans[k].at = std::min(out.spans[k].at, out.text.size());
     out.spans[span_index++].at = out.text.size();
     i = j;
   }
