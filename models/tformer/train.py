@@ -589,7 +589,18 @@ def benchmark(recipe_path: str, steps: int, warmup: int = 3) -> dict:
             groups = groups * ((warmup + 2 * steps) // max(len(groups), 1) + 1)
         log_every = t.tr.get("log_every", 100)
         t.loss_fn.train()
-        for g in groups[:warmup]:  # kernel selection, torch.compile, allocator warm-up
+        warm = groups[:warmup]  # kernel selection, allocator warm-up
+        if t.loss_fn.states != t.loss_fn.trunk:
+            # Under torch.compile, one step of every batch shape first: the timed steps must not
+            # include (re)compilation. Ranks' shards differ in size, so the steps chosen are the
+            # union over ranks (every rank must run the same steps).
+            seen, first_of_shape = set(), []
+            for g in groups:
+                shape = tuple((e[1] - e[0], e[2]) for e in g)
+                first_of_shape.append(shape not in seen)
+                seen.add(shape)
+            warm += [g for g, new in zip(groups, t.ddp.any(first_of_shape)) if new]
+        for g in warm:
             t.step(index, g)
         t.ddp.sum([torch.zeros((), device=t.device)])
         timer = PhaseTimer(t.device)
