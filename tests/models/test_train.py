@@ -326,6 +326,27 @@ def training_runs(tmp, spm):
         set(lines[0]["split_seconds_per_step"]) == {"data", "forward", "backward", "optimizer", "sync"}
     check("--benchmark prints target tokens/s and the split of a step", ok and "target tokens/s" in out, out[-500:])
     check("--benchmark writes no checkpoint", load_checkpoint(f"{wd}/last.pt")["state"]["step"] == 30)
+    # The torch.compile wiring, where torch has no compile (1.13): a pass-through stand-in counts
+    # the calls; the benchmark first runs one step of every batch shape.
+    from tformer.train import benchmark
+    calls = []
+
+    def stand_in_compile(fn, **kwargs):
+        return lambda *a, **k: calls.append(1) or fn(*a, **k)
+    had = hasattr(torch, "compile")
+    saved = getattr(torch, "compile", None)
+    torch.compile = stand_in_compile
+    try:
+        result = benchmark(recipe(f"{tmp}/compiled", data, compile=True), 2)
+    finally:
+        if had:
+            torch.compile = saved
+        else:
+            del torch.compile
+    check("with train.compile the trunk runs compiled, every batch shape once before the timed steps",
+          # 3 warm-up steps, 2 + 2 timed; the corpus has at least 2 batch shapes: 9 calls or more
+          result["target_tokens_per_s"] > 0 and len(calls) >= 3 + 2 + 2 + 2, len(calls))
+
     rc, out = run([TFM, "train", one, "--benchmark", "0"])
     check("--benchmark 0 is refused with a message", rc != 0 and "at least 1" in out, out[-300:])
 
