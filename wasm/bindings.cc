@@ -42,6 +42,8 @@ struct JsOptions {
   bool returnScores = true;
   bool returnAlignment = false;
   bool splitSentences = true;
+  int maxInputChars = 100000;  // characters per input text; 0 = no limit
+  int maxSentenceTokens = 0;   // tokens per sentence piece; 0 = the model's limit
 };
 
 tformer::TranslateOptions to_engine(const JsOptions& o) {
@@ -51,6 +53,8 @@ tformer::TranslateOptions to_engine(const JsOptions& o) {
   t.nbest = o.nbest;
   t.return_alignment = o.returnAlignment;
   t.split_sentences = o.splitSentences;
+  t.max_input_chars = o.maxInputChars < 0 ? 0 : size_t(o.maxInputChars);
+  t.max_sentence_tokens = o.maxSentenceTokens;
   return t;
 }
 
@@ -386,7 +390,9 @@ EMSCRIPTEN_BINDINGS(tformer) {
       .field("nbest", &JsOptions::nbest)
       .field("returnScores", &JsOptions::returnScores)
       .field("returnAlignment", &JsOptions::returnAlignment)
-      .field("splitSentences", &JsOptions::splitSentences);
+      .field("splitSentences", &JsOptions::splitSentences)
+      .field("maxInputChars", &JsOptions::maxInputChars)
+      .field("maxSentenceTokens", &JsOptions::maxSentenceTokens);
   emscripten::function("defaultOptions", &default_options);
   emscripten::class_<JsTranslator>("Translator")
       .constructor(&JsTranslator::create, emscripten::allow_raw_pointers())

@@ -1,11 +1,13 @@
 // tformer: the command-line face of the engine.
 //
-//   tformer translate -m MODEL.tfm [--beam N] [--threads N] [--max-length N] [--nbest N] [--scores]
-//   tformer info MODEL.tfm
-//   tformer bench -m MODEL.tfm -i FILE [--beam N] [--threads N] [--json FILE]
+//   tformer translate -m MODEL.tfm [options]     stdin lines -> stdout translations
+//   tformer info MODEL.tfm | info -m MODEL.tfm
+//   tformer bench -m MODEL.tfm -i FILE [options]
+//   tformer --help | --version
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -15,7 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "input.h"
 #include "tformer/translator.h"
+
+#ifndef TFORMER_VERSION
+#define TFORMER_VERSION "unknown"
+#endif
 
 namespace {
 
@@ -23,14 +30,50 @@ using Clock = std::chrono::steady_clock;
 
 const char* kUsage =
     "usage:\n"
-    "  tformer translate -m MODEL.tfm [--beam N] [--threads N] [--max-length N] [--nbest N] [--scores]\n"
-    "                    [--length-penalty X] [--no-split] [--backend xnnpack|reference]\n"
-    "      Reads UTF-8 lines on stdin, writes one translation per line on stdout.\n"
-    "      With --nbest N, writes N lines per input: INDEX ||| TEXT ||| SCORE.\n"
-    "  tformer info MODEL.tfm\n"
-    "      Prints the architecture and the tensor table.\n"
-    "  tformer bench -m MODEL.tfm -i FILE [--beam N] [--threads N] [--batch-tokens N] [--json OUT]\n"
-    "      Translates FILE's lines and prints sentences/s, target tokens/s, latency and memory.\n";
+    "  tformer translate -m MODEL.tfm [options]\n"
+    "      Reads UTF-8 lines on stdin and writes one translation per line on stdout, in order.\n"
+    "      Input is read and translated in batches of --batch-lines lines; each batch's output is\n"
+    "      written as soon as it is done. An empty line gives an empty line.\n"
+    "  tformer info MODEL.tfm        (or: tformer info -m MODEL.tfm)\n"
+    "      Prints the architecture, the metadata and the tensor table.\n"
+    "  tformer bench -m MODEL.tfm -i FILE [options] [--json OUT]\n"
+    "      Translates FILE's non-empty lines and prints sentences/s, target tokens/s, latency and\n"
+    "      memory (--json OUT also writes them as JSON).\n"
+    "  tformer --help | --version\n"
+    "\n"
+    "options of translate and bench:\n"
+    "  -m, --model FILE          the .tfm model file (required)\n"
+    "  --beam N                  beam size, 1 = greedy search (default 1; 1 to 64)\n"
+    "  --nbest N                 write the N best hypotheses of each line, one per output line, as\n"
+    "                            'INDEX ||| TEXT ||| SCORE' (INDEX counts input lines from 0); needs\n"
+    "                            --beam N or more (default 1: plain translations). An empty input line\n"
+    "                            gives one empty hypothesis.\n"
+    "  --scores                  prefix each translation with its score and a tab: the sum over its\n"
+    "                            sentences of log-probability / length^penalty (higher is better)\n"
+    "  --length-penalty X        rank hypotheses by log-probability / length^X; 0 favours short\n"
+    "                            output (default 1.0; 0 to 10)\n"
+    "  --max-length N            at most N target tokens per sentence (default 0: about twice the\n"
+    "                            source length, within the model's positions)\n"
+    "  --no-split                translate each line as one sentence (default: split each line into\n"
+    "                            sentences and join their translations with a space)\n"
+    "  --threads N               threads for the matrix products (default 1; 1 to 256)\n"
+    "  --backend NAME            xnnpack (default: XNNPACK's fast kernels) or reference (plain C++,\n"
+    "                            slow; the engine's tests check every backend against it)\n"
+    "  --batch-tokens N          source tokens (padding included) per encoder batch; more is faster\n"
+    "                            up to a point and uses more memory (default 4096)\n"
+    "  --batch-lines N           translate: lines read and translated together (default 64)\n"
+    "  --max-chars N             the longest input line, in characters; a longer line is an error\n"
+    "                            (see --on-error) (default 100000; 0 = no limit)\n"
+    "  --max-sentence-tokens N   cut sentences longer than N source tokens into pieces of N tokens,\n"
+    "                            each translated on its own (default 0: the model's own limit,\n"
+    "                            its max_positions minus BOS/EOS)\n"
+    "  --on-error skip|stop      translate: what a line that cannot be translated (not valid UTF-8,\n"
+    "                            over --max-chars) does. skip (default): its output line is empty,\n"
+    "                            stderr names the line and why, the other lines are translated and\n"
+    "                            the exit status is 1 at the end. stop: the lines before it are\n"
+    "                            written, then tformer exits with status 1.\n"
+    "\n"
+    "exit status: 0 success; 1 an error (model, input or a skipped line); 2 a usage error.\n";
 
 struct Args {
   std::string command, model, input, json;
@@ -38,10 +81,12 @@ struct Args {
   tformer::TranslateOptions options;
   tformer::TranslatorConfig config;
   bool scores = false;
+  size_t batch_lines = 64;
+  bool stop_on_error = false;
 };
 
 [[noreturn]] void usage_error(const std::string& msg) {
-  std::cerr << "tformer: " << msg << "\n" << kUsage;
+  std::cerr << "tformer: " << msg << "\n(tformer --help lists the commands and options)\n";
   std::exit(2);
 }
 
@@ -54,6 +99,12 @@ int to_int(const std::string& flag, const std::string& v) {
   } catch (const std::exception&) {
     usage_error(flag + " needs an integer, got '" + v + "'");
   }
+}
+
+int to_int_at_least(const std::string& flag, const std::string& v, int min) {
+  const int n = to_int(flag, v);
+  if (n < min) usage_error(flag + " must be at least " + std::to_string(min) + ", got " + v);
+  return n;
 }
 
 float to_float(const std::string& flag, const std::string& v) {
@@ -85,16 +136,27 @@ Args parse(int argc, char** argv) {
     else if (f == "--threads") a.config.threads = to_int(f, value());
     else if (f == "--max-length") a.options.max_length = to_int(f, value());
     else if (f == "--length-penalty") a.options.length_penalty = to_float(f, value());
-    else if (f == "--batch-tokens") a.options.max_batch_tokens = size_t(std::max(1, to_int(f, value())));
+    else if (f == "--batch-tokens") a.options.max_batch_tokens = size_t(to_int_at_least(f, value(), 1));
+    else if (f == "--batch-lines") a.batch_lines = size_t(to_int_at_least(f, value(), 1));
+    else if (f == "--max-chars") a.options.max_input_chars = size_t(to_int_at_least(f, value(), 0));
+    else if (f == "--max-sentence-tokens") a.options.max_sentence_tokens = to_int_at_least(f, value(), 0);
     else if (f == "--scores") a.scores = true;
     else if (f == "--no-split") a.options.split_sentences = false;
-    else if (f == "--backend") {
+    else if (f == "--on-error") {
+      const std::string v = value();
+      if (v == "skip") a.stop_on_error = false;
+      else if (v == "stop") a.stop_on_error = true;
+      else usage_error("--on-error must be skip or stop, got '" + v + "'");
+    } else if (f == "--backend") {
       const std::string b = value();
       if (b == "xnnpack") a.config.backend = tformer::BackendKind::kXnnpack;
       else if (b == "reference") a.config.backend = tformer::BackendKind::kReference;
-      else usage_error("unknown backend '" + b + "'");
+      else usage_error("--backend must be xnnpack or reference, got '" + b + "'");
     } else if (f == "-h" || f == "--help") {
       std::cout << kUsage;
+      std::exit(0);
+    } else if (f == "--version") {
+      std::cout << "tformer " << TFORMER_VERSION << "\n";
       std::exit(0);
     } else if (!f.empty() && f[0] == '-') usage_error("unknown option " + f);
     else a.positional.push_back(f);
@@ -132,42 +194,108 @@ std::string nth_text(const tformer::Translation& t, size_t n, float* score) {
   return text;
 }
 
+void write_translation(const Args& a, size_t index, const tformer::Translation& t) {
+  if (a.options.nbest > 1) {
+    // A line without sentences (empty, blank) has one hypothesis, the empty one.
+    const int n_hyps = t.sentences.empty() ? 1 : a.options.nbest;
+    for (int n = 0; n < n_hyps; ++n) {
+      float score;
+      const std::string text = nth_text(t, size_t(n), &score);
+      std::cout << index << " ||| " << text << " ||| " << score << "\n";
+    }
+  } else if (a.scores) {
+    float score;
+    const std::string text = nth_text(t, 0, &score);
+    std::cout << score << "\t" << text << "\n";
+  } else {
+    std::cout << t.text << "\n";
+  }
+}
+
+// The engine numbers its inputs from 1 within a call; the CLI names lines of the whole input.
+std::string name_line(const std::string& message, size_t first_line) {
+  const std::string prefix = "input text ";
+  if (message.rfind(prefix, 0) != 0) return message;
+  size_t used = 0;
+  const size_t n = std::stoul(message.substr(prefix.size()), &used);
+  return "line " + std::to_string(first_line + n - 1) + message.substr(prefix.size() + used);
+}
+
+// Translates stdin in batches of lines: memory stays bounded by one batch, and output appears as
+// each batch is done. Lines that cannot be translated are skipped or stop the run (--on-error).
 int cmd_translate(const Args& a) {
   if (a.model.empty()) usage_error("translate needs -m MODEL.tfm");
+  if (!a.positional.empty()) usage_error("translate reads its text on stdin; unexpected argument '" + a.positional[0] + "'");
   tformer::Translator translator(a.model, a.config);
-  const std::vector<std::string> lines = read_lines(std::cin);
-  std::vector<tformer::Translation> out;
-  try {
-    out = translator.translate(lines, a.options);
-  } catch (const tformer::Error& e) {
-    // Name the line: the engine numbers its inputs from 1, as lines are.
-    std::string msg = e.what();
-    const std::string prefix = "input text ";
-    if (msg.rfind(prefix, 0) == 0) msg = "line " + msg.substr(prefix.size());
-    throw tformer::Error(msg);
+  {
+    tformer::TranslateOptions check = a.options;  // option errors before any input is read
+    translator.translate({}, check);
   }
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (a.options.nbest > 1) {
-      for (int n = 0; n < a.options.nbest; ++n) {
-        float score;
-        const std::string text = nth_text(out[i], size_t(n), &score);
-        std::cout << i << " ||| " << text << " ||| " << score << "\n";
-      }
-    } else if (a.scores) {
-      float score;
-      const std::string text = nth_text(out[i], 0, &score);
-      std::cout << score << "\t" << text << "\n";
-    } else {
-      std::cout << out[i].text << "\n";
+  tformer::cli::LineReader reader(stdin, tformer::cli::max_line_bytes(a.options.max_input_chars));
+  size_t skipped = 0, first_line = 1;
+  std::vector<std::string> batch;
+  std::vector<std::string> problems;  // per line of the batch: "" or why it cannot be translated
+  bool end = false;
+  while (!end) {
+    batch.clear();
+    problems.clear();
+    std::string line;
+    bool too_long = false;
+    while (batch.size() < a.batch_lines && !(end = !reader.next(line, too_long))) {
+      problems.push_back(tformer::cli::check_line(line, too_long, first_line + batch.size(), a.options.max_input_chars));
+      batch.push_back(problems.back().empty() ? std::move(line) : std::string());
     }
+    if (reader.error()) throw tformer::Error(std::string("cannot read standard input: ") + std::strerror(reader.error()));
+    // --on-error stop: the lines before the first bad one are translated and written.
+    size_t usable = batch.size();
+    if (a.stop_on_error)
+      for (size_t i = 0; i < problems.size(); ++i)
+        if (!problems[i].empty()) {
+          usable = i;
+          break;
+        }
+    std::vector<tformer::Translation> out;
+    const std::vector<std::string> texts(batch.begin(), batch.begin() + long(usable));
+    try {
+      out = translator.translate(texts, a.options);
+    } catch (const tformer::Error& e) {
+      if (a.stop_on_error) throw tformer::Error(name_line(e.what(), first_line));
+      // Find the line at fault: each on its own.
+      out.assign(texts.size(), tformer::Translation{});
+      for (size_t i = 0; i < texts.size(); ++i) {
+        try {
+          out[i] = translator.translate({texts[i]}, a.options).at(0);
+        } catch (const tformer::Error& e1) {
+          problems[i] = name_line(e1.what(), first_line + i);
+        }
+      }
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (!problems[i].empty()) {
+        std::cout.flush();  // the messages appear next to the output they concern
+        std::cerr << "tformer: error: " << problems[i] << "; its output line is left empty\n";
+        ++skipped;
+        write_translation(a, first_line - 1 + i, tformer::Translation{});
+      } else {
+        write_translation(a, first_line - 1 + i, out[i]);
+      }
+    }
+    std::cout.flush();
+    if (usable < batch.size()) throw tformer::Error(problems[usable]);
+    first_line += batch.size();
   }
-  std::cout.flush();
+  if (skipped) {
+    std::cerr << "tformer: " << skipped << " of " << (first_line - 1) << " lines could not be translated\n";
+    return 1;
+  }
   return 0;
 }
 
 int cmd_info(const Args& a) {
+  if (!a.positional.empty() && !a.model.empty()) usage_error("info takes MODEL.tfm or -m MODEL.tfm, not both");
+  if (a.positional.size() > 1) usage_error("info takes one model, got " + std::to_string(a.positional.size()));
   const std::string path = !a.positional.empty() ? a.positional[0] : a.model;
-  if (path.empty()) usage_error("info needs MODEL.tfm");
+  if (path.empty()) usage_error("info needs MODEL.tfm (or -m MODEL.tfm)");
   tformer::Translator translator(path);
   const tformer::ModelInfo& info = translator.info();
   std::printf("model:      %s (%.2f MB)\n", path.c_str(), double(info.file_bytes) / 1e6);
@@ -269,6 +397,10 @@ int main(int argc, char** argv) {
     if (a.command == "bench") return cmd_bench(a);
     if (a.command == "-h" || a.command == "--help" || a.command == "help") {
       std::cout << kUsage;
+      return 0;
+    }
+    if (a.command == "--version" || a.command == "version") {
+      std::cout << "tformer " << TFORMER_VERSION << "\n";
       return 0;
     }
     usage_error("unknown command '" + a.command + "'");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -28,18 +29,26 @@ std::unique_ptr<Backend> make_backend(const TranslatorConfig& c) {
   return c.backend == BackendKind::kReference ? make_reference_backend() : make_xnnpack_backend(c.threads);
 }
 
+std::string number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
 void validate(const TranslateOptions& o) {
   auto bad = [](const std::string& m) { throw Error("invalid translate options: " + m); };
   if (o.beam_size < 1 || o.beam_size > 64) bad("beam size must be between 1 and 64 (got " + std::to_string(o.beam_size) + ")");
   if (o.nbest < 1 || o.nbest > o.beam_size)
     bad("nbest must be between 1 and the beam size " + std::to_string(o.beam_size) + " (got " + std::to_string(o.nbest) + ")");
   if (!std::isfinite(o.length_penalty) || o.length_penalty < 0 || o.length_penalty > 10)
-    bad("length penalty must be between 0 and 10");
+    bad("length penalty must be between 0 and 10 (got " + number(o.length_penalty) + ")");
   if (!std::isfinite(o.max_length_ratio) || o.max_length_ratio <= 0 || o.max_length_ratio > 100)
-    bad("max length ratio must be in (0, 100]");
-  if (o.max_length < 0) bad("max length must not be negative");
+    bad("max length ratio must be in (0, 100] (got " + number(o.max_length_ratio) + ")");
+  if (o.max_length < 0) bad("max length must not be negative (got " + std::to_string(o.max_length) + ")");
   if (o.max_length_offset < -10000 || o.max_length_offset > 10000) bad("max length offset out of range");
   if (o.max_batch_tokens < 1) bad("max batch tokens must be positive");
+  if (o.max_sentence_tokens < 0)
+    bad("max sentence tokens must be 0 (the model's limit) or positive (got " + std::to_string(o.max_sentence_tokens) + ")");
 }
 
 // One unit of work: a sentence (or a piece of an over-long one) of one input paragraph.
@@ -71,10 +80,28 @@ class Translator::Impl {
         throw Error(std::string("invalid model file: the ") + (t->has_vocab_table() ? "vocabulary table" : "SentencePiece model") +
                     " has " + std::to_string(t->vocab_size()) + " pieces but the config says vocab_size " +
                     std::to_string(c.vocab_size));
+    check_special_ids();
+    file.check_memory();
     model_.emplace(*backend_, file);
     fill_info(file);
     // Kept for tensor_floats(): an external backend (WebGPU) uploads the weights from it.
     file_.emplace(std::move(file));
+  }
+
+  // Every special id must be a piece of both tokenizers: an id past a SentencePiece model's end
+  // stops native builds in a CHECK and reads as "" in wasm.
+  void check_special_ids() const {
+    const ModelConfig& c = config_;
+    const std::pair<const char*, int> specials[] = {
+        {"pad_id", c.pad_id}, {"unk_id", c.unk_id}, {"bos_id", c.bos_id}, {"eos_id", c.eos_id}};
+    for (const auto& [key, id] : specials) {
+      if (id < 0) continue;  // not used by this model
+      for (const auto& [tokenizer, side] : {std::pair{&*source_tokenizer_, "source"}, std::pair{&*target_tokenizer_, "target"}})
+        if (id >= tokenizer->vocab_size())
+          throw Error(std::string("invalid model file: config '") + key + "' = " + std::to_string(id) +
+                      " is not a piece of the " + side + " tokenizer, which has " +
+                      std::to_string(tokenizer->vocab_size()) + " pieces");
+    }
   }
 
   const ModelInfo& info() const { return info_; }
@@ -99,7 +126,11 @@ class Translator::Impl {
   void split_paragraph(size_t p, const std::string& text, const TranslateOptions& options, std::vector<Unit>& units) {
     const ModelConfig& c = config_;
     const size_t specials = size_t(c.source_bos) + size_t(c.source_eos);
-    const size_t max_tokens = size_t(c.max_positions) - specials;
+    // ModelConfig guarantees max_positions > specials; without a piece length of at least one
+    // the cutting below would never end.
+    size_t max_tokens = size_t(c.max_positions) > specials ? size_t(c.max_positions) - specials : 0;
+    if (max_tokens < 1) throw Error("the model's max_positions leaves no room for a source token");
+    if (options.max_sentence_tokens > 0) max_tokens = std::min(max_tokens, size_t(options.max_sentence_tokens));
     // Passthrough: characters the source vocabulary lacks (they would be <unk>), asked once each.
     std::unordered_map<char32_t, bool> unknown_chars;
     auto unknown = [&](char32_t ch) {
@@ -258,7 +289,9 @@ class TranslationSession::Impl {
       : t_(std::move(owner)), options_(options), paragraphs_(texts.size()) {
     validate(options);
     for (size_t p = 0; p < texts.size(); ++p) {
-      require_valid_utf8(texts[p], ("input text " + std::to_string(p + 1)).c_str());
+      const std::string what = "input text " + std::to_string(p + 1);
+      require_valid_utf8(texts[p], what.c_str());
+      require_at_most_chars(texts[p], options.max_input_chars, what.c_str());
       t_->split_paragraph(p, texts[p], options, units_);
     }
     batches_ = t_->make_batches(units_, options);

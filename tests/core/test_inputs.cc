@@ -60,7 +60,9 @@ TEST_CASE("a 100 KB line is translated in pieces without error", "[input]") {
   std::string text;
   const std::string words[] = {"Hund", "Katze", "spielen", "im", "Schnee", "Fahrrad", "Mann", "gehen", "Park"};
   for (size_t i = 0; text.size() < 100 * 1024; ++i) text += words[i % 9] + " ";
-  const auto out = translator().translate({text});
+  TranslateOptions o;
+  o.max_input_chars = 0;  // no limit (the default, 100,000 characters, is below 100 KB)
+  const auto out = translator().translate({text}, o);
   REQUIRE(out.size() == 1);
   // One unpunctuated "sentence", longer than the model's 128 positions: several pieces.
   CHECK(out[0].sentences.size() > 10);
@@ -111,4 +113,36 @@ TEST_CASE("max_length bounds the output", "[input]") {
     const auto out = translator().translate({"Heute ist ein schöner Tag, und wir gehen in den Park."}, o);
     CHECK(out[0].sentences[0].hypotheses[0].tokens.size() <= 3);
   }
+}
+
+TEST_CASE("inputs longer than max_input_chars are refused; 0 lifts the limit", "[input]") {
+  TranslateOptions o;
+  CHECK(o.max_input_chars == 100000);  // the documented default
+  o.max_input_chars = 10;
+  // Ten characters, eleven bytes ("ä" is two): within the limit.
+  CHECK(translator().translate({"Hund Mädch"}, o).size() == 1);
+  REQUIRE_THROWS_WITH(translator().translate({"ok", "Die Katze schläft."}, o),
+                      Contains("input text 2 has 18 characters, more than the limit of 10 per input"));
+  o.max_input_chars = 0;
+  CHECK(translator().translate({std::string(300, 'a')}, o).size() == 1);
+  // The default refuses a 100,001-character word before any work on it.
+  REQUIRE_THROWS_WITH(translator().translate({std::string(100001, 'x')}),
+                      Contains("input text 1 has 100001 characters, more than the limit of 100000 per input"));
+}
+
+TEST_CASE("max_sentence_tokens cuts long sentences into shorter pieces", "[input]") {
+  const std::string text = "Ein Mann fährt Fahrrad und zwei Hunde spielen im Schnee";
+  const auto whole = translator().translate({text});
+  REQUIRE(whole[0].sentences.size() == 1);
+  const size_t tokens = whole[0].sentences[0].source_tokens.size() - 1;  // EOS only (Marian convention)
+  TranslateOptions o;
+  o.max_sentence_tokens = 4;
+  const auto cut = translator().translate({text}, o);
+  CHECK(cut[0].sentences.size() == (tokens + 3) / 4);
+  for (const auto& s : cut[0].sentences) CHECK(s.source_tokens.size() <= 5);
+  // Above the model's own limit it changes nothing.
+  o.max_sentence_tokens = 100000;
+  CHECK(translator().translate({text}, o)[0].text == whole[0].text);
+  o.max_sentence_tokens = -1;
+  REQUIRE_THROWS_WITH(translator().translate({text}, o), Contains("max sentence tokens must be 0"));
 }

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "fixtures.h"
+#include "model/model_file.h"
 #include "tformer/translator.h"
 
 using namespace tformer;
@@ -36,6 +37,23 @@ std::vector<uint8_t> with_header(const std::vector<uint8_t>& f, const std::funct
   std::memcpy(&out[24], h.data(), h.size());
   out.insert(out.end(), f.begin() + long(old_start), f.end());
   return out;
+}
+
+// The same, with the header given as raw text (for headers nlohmann itself could not dump).
+std::vector<uint8_t> with_raw_header(const std::vector<uint8_t>& f, const std::string& h) {
+  const uint64_t hlen = header_length(f);
+  const uint64_t old_start = (24 + hlen + 63) / 64 * 64, new_start = (24 + h.size() + 63) / 64 * 64;
+  std::vector<uint8_t> out(new_start, 0);
+  std::memcpy(out.data(), f.data(), 24);
+  const uint64_t n = h.size();
+  std::memcpy(&out[16], &n, 8);
+  std::memcpy(&out[24], h.data(), h.size());
+  out.insert(out.end(), f.begin() + long(old_start), f.end());
+  return out;
+}
+
+std::string header_text(const std::vector<uint8_t>& f) {
+  return std::string(f.begin() + 24, f.begin() + 24 + long(header_length(f)));
 }
 
 json& tensor_entry(json& header, const std::string& name) {
@@ -101,7 +119,7 @@ TEST_CASE("tensor directory errors name the tensor", "[model-file]") {
   REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["dtype"] = "q4"; })),
                       Contains("tensor " + w1 + ": unknown dtype \"q4\""));
   REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["shape"] = {0, 64}; })),
-                      Contains("has a dimension that is not in [1, 2^31]"));
+                      Contains("shape has a dimension (0) that is not in [1, 2^31]"));
   REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["shape"] = "big"; })),
                       Contains("'shape' must be an array"));
   REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["offset"] = -64; })),
@@ -219,4 +237,104 @@ TEST_CASE("random corruption of the header never crashes", "[model-file]") {
 
 TEST_CASE("a missing model path is reported", "[model-file]") {
   REQUIRE_THROWS_WITH(Translator("/nonexistent/model.tfm"), Contains("cannot open model file '/nonexistent/model.tfm'"));
+}
+
+TEST_CASE("a directory or an unreadable path gives the OS's reason", "[model-file]") {
+  REQUIRE_THROWS_WITH(Translator("/nonexistent/model.tfm"), Contains("No such file or directory"));
+  REQUIRE_THROWS_WITH(Translator(std::string(TFORMER_FIXTURES_DIR)), Contains("it is a directory"));
+}
+
+TEST_CASE("max_positions must leave room for a source token next to BOS and EOS", "[model-file]") {
+  const auto f = testing::read_file(testing::fixture_path("tutorial", "model.tfm"));  // source BOS and EOS
+  for (int n : {2}) {
+    REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { h["config"]["max_positions"] = n; })),
+                        Contains("'max_positions' = 2 leaves no room for a source token next to BOS and EOS"));
+  }
+  // Marian's convention has EOS only: 2 positions hold one token and EOS.
+  const auto m = fixture_bytes();
+  Translator t(with_header(m, [](json& h) { h["config"]["max_positions"] = 2; }));
+  const auto out = t.translate({"Die Katze schläft."});
+  REQUIRE(out[0].sentences.size() > 1);  // one token per piece
+  for (const auto& s : out[0].sentences) CHECK(s.source_tokens.size() == 2);
+}
+
+TEST_CASE("deeply nested header JSON is refused while parsing, at any place", "[model-file]") {
+  const auto f = fixture_bytes();
+  const std::string header = header_text(f);
+  for (size_t depth : {100, 10000, 60000}) {
+    CAPTURE(depth);
+    const std::string nest = std::string(depth, '[') + std::string(depth, ']');
+    // In the metadata, as a tensor's dtype and as its shape.
+    for (const std::string& at : {std::string("\"metadata\":"), std::string("\"dtype\":"), std::string("\"shape\":")}) {
+      CAPTURE(at);
+      std::string h = header;
+      const size_t k = h.find(at);
+      REQUIRE(k != std::string::npos);
+      h.insert(k + at.size(), nest + (at == "\"metadata\":" ? ",\"x\":" : ",\"y\":"));
+      // ("x"/"y" keep the original value under another key, so the JSON stays valid.)
+      REQUIRE_THROWS_WITH(load(with_raw_header(f, h)), Contains("header nests arrays or objects more than 64 levels deep"));
+    }
+  }
+  // Objects count as well; 60 levels in all (within the cap of 64) are fine.
+  std::string objects;
+  for (int i = 0; i < 5000; ++i) objects += "{\"a\":";
+  objects += "1" + std::string(5000, '}');
+  REQUIRE_THROWS_WITH(load(with_raw_header(f, "{\"deep\":" + objects + "," + header.substr(1))),
+                      Contains("more than 64 levels deep"));
+  const std::string fine = std::string(60, '[') + std::string(60, ']');
+  REQUIRE_NOTHROW(load(with_raw_header(f, "{\"deep\":" + fine + "," + header.substr(1))));
+}
+
+TEST_CASE("unexpected header values are described, never printed whole", "[model-file]") {
+  const auto f = fixture_bytes();
+  const std::string w1 = "encoder.layers.0.ffn.w1.weight";
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["dtype"] = std::string(100000, 'x'); })),
+                      Contains("unknown dtype a string of 100000 bytes"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["dtype"] = json::array({1, 2, 3}); })),
+                      Contains("unknown dtype an array of 3"));
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, w1)["shape"] = {64, json::object()}; })),
+                      Contains("shape has a dimension (an object) that is not in [1, 2^31]"));
+}
+
+TEST_CASE("tensors that share bytes are refused", "[model-file]") {
+  const auto f = fixture_bytes();
+  const std::string a = "encoder.layers.0.ffn.w1.weight", b = "encoder.layers.1.ffn.w1.weight";
+  REQUIRE_THROWS_WITH(load(with_header(f, [&](json& h) { tensor_entry(h, b)["offset"] = tensor_entry(h, a)["offset"]; })),
+                      Contains(") overlap"));
+  // Partly: b starts 64 bytes into a.
+  REQUIRE_THROWS_WITH(load(with_header(f,
+                                       [&](json& h) {
+                                         tensor_entry(h, b)["offset"] = tensor_entry(h, a)["offset"].get<uint64_t>() + 64;
+                                       })),
+                      Contains("overlap"));
+}
+
+TEST_CASE("the memory a model claims is bounded", "[model-file]") {
+  const auto f = fixture_bytes();
+  const ModelFile file = ModelFile::from_bytes(f);
+  // The file, the f16 weights widened and the 128 x 32 positions table.
+  CHECK(file.memory_estimate() > f.size() + 128 * 32 * 4);
+  CHECK(file.memory_estimate() < 4 * f.size());
+  REQUIRE_NOTHROW(file.check_memory());
+  REQUIRE_THROWS_WITH(file.check_memory(f.size()), Contains("the model would need about") && Contains("MiB allowed here"));
+  // A config whose positional table alone needs 4 GiB (65536 positions x 16384 wide) in a
+  // 117 KB file: refused before anything is allocated.
+  const auto huge = with_header(f, [](json& h) {
+    h["config"]["max_positions"] = 65536;
+    h["config"]["d_model"] = 16384;
+  });
+  REQUIRE_THROWS_WITH(load(huge), Contains("the positional table of max_positions 65536 x d_model 16384 would take 4096 MiB"));
+}
+
+TEST_CASE("special ids must be pieces of both tokenizers", "[model-file]") {
+  const auto f = testing::read_file(testing::fixture_path("tutorial", "model.tfm"));
+  for (const char* key : {"bos_id", "eos_id", "pad_id", "unk_id"}) {
+    CAPTURE(key);
+    REQUIRE_THROWS_WITH(load(with_header(f,
+                                         [&](json& h) {
+                                           h["config"]["vocab_size"] = 300;
+                                           h["config"][key] = 299;
+                                         })),
+                        Contains(std::string("config '") + key + "' = 299 is not a piece of the source tokenizer, which has 256 pieces"));
+  }
 }

@@ -206,9 +206,10 @@ test('bad input: clear errors, and the translator keeps working', async () => {
   await assert.rejects(t.translate('x', 'fast'), /options must be an object/);
   await stillWorks();
 
-  // 200 KB in one input: split into sentences and translated; the maxLength limit holds.
+  // 200 KB in one input (past the default maxInputChars, lifted): split into sentences and
+  // translated; the maxLength limit holds.
   const huge = 'Hund Katze spielen im Schnee. '.repeat(7000);
-  const r = await t.translate(huge, { maxLength: 8 });
+  const r = await t.translate(huge, { maxLength: 8, maxInputChars: 0 });
   assert.equal(r.sentences.length, 7000);
   assert.ok(r.sentences.every((s) => s.tokens.length <= 8));
   await stillWorks();

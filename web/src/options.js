@@ -4,7 +4,11 @@
 import { BACKENDS, VARIANTS, MAX_THREADS } from './select.js';
 
 const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant', 'onProgress', 'onFallback', 'cache', 'signal', 'wasmBase'];
-const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'passthrough', 'repetitionGuard', 'signal'];
+const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'maxInputChars', 'maxSentenceTokens', 'passthrough',
+  'repetitionGuard', 'signal'];
+// Limits of one request (the engine's TranslateOptions): longer inputs are refused, longer
+// sentences are cut into pieces. 0 lifts the first; 0 gives the second the model's own limit.
+export const DEFAULT_MAX_INPUT_CHARS = 100000;
 
 function checkKeys(what, options, known) {
   if (options === undefined || options === null) return {};
@@ -98,6 +102,10 @@ export function engineOptions(options) {
     returnScores: true,
     returnAlignment: o.alignment === undefined ? false : boolean(what, 'alignment', o.alignment),
     splitSentences: o.splitSentences === undefined ? true : boolean(what, 'splitSentences', o.splitSentences),
+    maxInputChars: o.maxInputChars === undefined ? DEFAULT_MAX_INPUT_CHARS
+      : integer(what, 'maxInputChars', o.maxInputChars, 0, 2 ** 31 - 1),
+    maxSentenceTokens: o.maxSentenceTokens === undefined ? 0
+      : integer(what, 'maxSentenceTokens', o.maxSentenceTokens, 0, 2 ** 31 - 1),
     // Not fields of the binding's value object: the engine sets them with setTextHandling().
     passthrough: o.passthrough === undefined ? false : boolean(what, 'passthrough', o.passthrough),
     repetitionGuard: o.repetitionGuard === undefined ? false : boolean(what, 'repetitionGuard', o.repetitionGuard),

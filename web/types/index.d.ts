@@ -100,6 +100,17 @@ export interface TranslateOptions {
   /** Split paragraphs into sentences before translating (default true). */
   splitSentences?: boolean;
   /**
+   * The longest input text, in characters (Unicode code points); a longer one makes the request
+   * reject with a message naming it. Default 100000; 0 = no limit.
+   */
+  maxInputChars?: number;
+  /**
+   * Sentences longer than this many source tokens are cut into pieces of at most this many tokens,
+   * each translated on its own. Default 0: the model's own limit (its positions minus BOS/EOS),
+   * which is also the most a value here can give.
+   */
+  maxSentenceTokens?: number;
+  /**
    * Pass through what the model cannot translate (default false): numbers (with an attached
    * currency sign or unit), URLs, e-mail addresses, emoji and other symbols, and characters outside
    * the model's vocabulary are taken out before translating and put back into the translation as

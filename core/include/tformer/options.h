@@ -16,6 +16,13 @@ struct TranslateOptions {
   bool return_alignment = false;  // cross-attention weights of the last decoder layer
   bool split_sentences = true;    // paragraphs are split into sentences before translating
   size_t max_batch_tokens = 4096;  // source tokens (padded) per encoder batch
+  // Limits, so that one huge input cannot hold the engine for minutes. An input text longer than
+  // max_input_chars characters (Unicode code points) is refused with an error; 0 = no limit.
+  size_t max_input_chars = 100000;
+  // A sentence longer than this many source tokens is cut into consecutive pieces of at most this
+  // many tokens, each translated on its own; 0 = as many as the model's positions allow
+  // (max_positions minus BOS/EOS), which is also the most a value here can give.
+  int max_sentence_tokens = 0;
   // What the model cannot translate passes through: numbers, URLs, e-mail addresses, emoji and
   // symbols, and characters outside its vocabulary are taken out of the source and put back into
   // the translation by the alignment (core/src/text/passthrough.h). Off by default: it changes the

@@ -17,9 +17,26 @@
 namespace tformer {
 namespace {
 
+// XNNPACK's statuses in words: "status 6" alone does not tell a user that memory ran out.
+const char* status_words(xnn_status status) {
+  switch (status) {
+    case xnn_status_success: return "success";
+    case xnn_status_uninitialized: return "XNNPACK is not initialized";
+    case xnn_status_invalid_parameter: return "invalid parameter";
+    case xnn_status_invalid_state: return "invalid state";
+    case xnn_status_unsupported_parameter: return "unsupported parameter";
+    case xnn_status_unsupported_hardware: return "unsupported hardware";
+    case xnn_status_out_of_memory: return "out of memory";
+    case xnn_status_reallocation_required: return "reallocation required";
+    case xnn_status_deprecated: return "deprecated operation";
+  }
+  return "unknown status";
+}
+
 void check(xnn_status status, const char* what) {
   if (status != xnn_status_success)
-    throw Error(std::string("XNNPACK ") + what + " failed (status " + std::to_string(int(status)) + ")");
+    throw Error(std::string("XNNPACK ") + what + " failed: " + status_words(status) + " (status " +
+                std::to_string(int(status)) + ")");
 }
 
 void initialize_xnnpack() {

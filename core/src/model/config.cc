@@ -105,6 +105,12 @@ ModelConfig ModelConfig::from_json(const json& j) {
   }
   if ((c.decoder_start == DecoderStart::kBos || c.source_bos) && c.bos_id < 0)
     fail("the config uses a BOS token but bos_id is -1");
+  // A source sentence is cut into pieces of max_positions minus its BOS/EOS tokens: at least one
+  // token must fit, or the cutting would never end.
+  const int specials = int(c.source_bos) + int(c.source_eos);
+  if (c.max_positions - specials < 1)
+    fail("'max_positions' = " + std::to_string(c.max_positions) + " leaves no room for a source token next to " +
+         (specials == 2 ? "BOS and EOS" : c.source_bos ? "BOS" : "EOS") + " (it must be at least " + std::to_string(specials + 1) + ")");
   return c;
 }
 

@@ -1,8 +1,16 @@
 #include "model/model_file.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
+#include <memory>
+#if !defined(__EMSCRIPTEN__)
+#include <unistd.h>
+#endif
 
 #include "tformer/error.h"
 #include "util/half.h"
@@ -22,6 +30,26 @@ uint64_t align_up(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
 
 [[noreturn]] void fail(const std::string& msg) { throw Error("invalid model file: " + msg); }
 
+// A header value the reader did not expect, named by its kind and never dumped whole: a hostile
+// header may hold a huge or deeply nested value, and printing it costs time and stack.
+std::string describe(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array of " + std::to_string(v.size());
+    case json::value_t::string: {
+      const std::string& s = v.get_ref<const std::string&>();
+      return s.size() <= 32 ? json(s).dump(-1, ' ', false, json::error_handler_t::replace)
+                            : "a string of " + std::to_string(s.size()) + " bytes";
+    }
+    case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float: return v.dump();
+    default: return "an unexpected value";
+  }
+}
+
 DType parse_dtype(const json& v, const std::string& tensor) {
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
@@ -30,7 +58,7 @@ DType parse_dtype(const json& v, const std::string& tensor) {
     if (s == "i8") return DType::kI8;
     if (s == "u8") return DType::kU8;
   }
-  fail("tensor " + tensor + ": unknown dtype " + v.dump() + " (expected f32, f16, i8 or u8)");
+  fail("tensor " + tensor + ": unknown dtype " + describe(v) + " (expected f32, f16, i8 or u8)");
 }
 
 uint64_t get_u64(const json& e, const char* key, const std::string& tensor) {
@@ -78,15 +106,47 @@ ModelFile::ModelFile(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) { pa
 
 ModelFile ModelFile::from_bytes(std::vector<uint8_t> bytes) { return ModelFile(std::move(bytes)); }
 
+uint64_t platform_memory_limit() {
+  // A wasm32 (or other 32-bit) engine addresses at most 4 GiB, its own code and stack included.
+  if (sizeof(void*) <= 4) return 4ull << 30;
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) return uint64_t(pages) * uint64_t(page);
+#endif
+  return std::numeric_limits<uint64_t>::max();
+}
+
 ModelFile ModelFile::from_path(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw Error("cannot open model file '" + path + "'");
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw Error("cannot read model file '" + path + "'");
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  in.seekg(0);
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
-    throw Error("cannot read model file '" + path + "'");
+  // The OS's own words for a failure ("No such file or directory", "Permission denied").
+  auto os_error = [&](const char* what, int err) {
+    return Error(std::string(what) + " model file '" + path + "': " + std::strerror(err));
+  };
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) {
+    const int err = errno;
+    if (err == EISDIR) throw Error("cannot read model file '" + path + "': it is a directory, not a .tfm file");
+    throw os_error("cannot open", err);
+  }
+  struct stat st {};
+  if (fstat(fileno(file.get()), &st) != 0) throw os_error("cannot read", errno);
+  if (S_ISDIR(st.st_mode)) throw Error("cannot read model file '" + path + "': it is a directory, not a .tfm file");
+  std::vector<uint8_t> bytes;
+  if (S_ISREG(st.st_mode)) {
+    if (uint64_t(st.st_size) > std::numeric_limits<size_t>::max() || uint64_t(st.st_size) > platform_memory_limit())
+      throw Error("cannot read model file '" + path + "': it has " + std::to_string(uint64_t(st.st_size)) +
+                  " bytes, more than this platform can hold in memory");
+    bytes.resize(size_t(st.st_size));
+    if (!bytes.empty() && std::fread(bytes.data(), 1, bytes.size(), file.get()) != bytes.size())
+      throw os_error("cannot read", std::ferror(file.get()) ? errno : EIO);
+  } else {  // a pipe or a device: read to its end
+    uint8_t chunk[1 << 16];
+    for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, file.get())) > 0;) {
+      if (bytes.size() + n > platform_memory_limit()) throw Error("cannot read model file '" + path + "': too large");
+      bytes.insert(bytes.end(), chunk, chunk + n);
+    }
+    if (std::ferror(file.get())) throw os_error("cannot read", errno);
+  }
+  file.reset();
   try {
     return ModelFile(std::move(bytes));
   } catch (const Error& e) {
@@ -122,7 +182,15 @@ void ModelFile::parse_unchecked() {
          std::to_string(size - kPreambleBytes) + " after the preamble");
 
   try {
-    header_ = json::parse(p + kPreambleBytes, p + kPreambleBytes + header_bytes);
+    // The nesting depth is capped while parsing: copying, comparing or printing a json value
+    // recurses once per level, and a header nested 60,000 deep would overflow the stack.
+    const json::parser_callback_t cap_depth = [](int depth, json::parse_event_t event, json&) {
+      if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+          depth >= kMaxJsonDepth)
+        fail("header nests arrays or objects more than " + std::to_string(kMaxJsonDepth) + " levels deep");
+      return true;
+    };
+    header_ = json::parse(p + kPreambleBytes, p + kPreambleBytes + header_bytes, cap_depth);
   } catch (const json::exception& e) {
     fail(std::string("header is not valid JSON: ") + e.what());
   }
@@ -150,9 +218,9 @@ void ModelFile::parse_unchecked() {
     uint64_t elements = 1;
     for (const json& d : shape) {
       if (!d.is_number_unsigned() || d.get<uint64_t>() == 0 || d.get<uint64_t>() > (1ull << 31))
-        fail("tensor " + t.name + ": shape " + shape.dump() + " has a dimension that is not in [1, 2^31]");
+        fail("tensor " + t.name + ": shape has a dimension (" + describe(d) + ") that is not in [1, 2^31]");
       elements *= d.get<uint64_t>();
-      if (elements > (1ull << 40)) fail("tensor " + t.name + ": shape " + shape.dump() + " is implausibly large");
+      if (elements > (1ull << 40)) fail("tensor " + t.name + ": its shape is implausibly large");
       t.shape.push_back(static_cast<int64_t>(d.get<uint64_t>()));
     }
     t.offset = get_u64(e, "offset", t.name);
@@ -174,6 +242,18 @@ void ModelFile::parse_unchecked() {
     t.data = p + data_start + t.offset;
     index_[t.name] = tensors_.size();
     tensors_.push_back(std::move(t));
+  }
+  // Each tensor has bytes of its own: tensors sharing bytes would let a small file claim many
+  // times its size in weights (and the engine's memory).
+  std::vector<const TensorEntry*> by_offset;
+  for (const TensorEntry& t : tensors_) by_offset.push_back(&t);
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](const TensorEntry* a, const TensorEntry* b) { return a->offset < b->offset; });
+  for (size_t i = 1; i < by_offset.size(); ++i) {
+    const TensorEntry &a = *by_offset[i - 1], &b = *by_offset[i];
+    if (a.offset + a.nbytes > b.offset)
+      fail("tensors " + a.name + " (data bytes " + std::to_string(a.offset) + " to " + std::to_string(a.offset + a.nbytes) +
+           ") and " + b.name + " (from byte " + std::to_string(b.offset) + ") overlap");
   }
   for (const TensorEntry& t : tensors_) {
     if (t.dtype == DType::kI8) {
@@ -216,6 +296,33 @@ void ModelFile::parse_unchecked() {
     if (!has(*name)) fail("tokenizer tensor '" + *name + "' is missing");
     if (tensor(*name).dtype != DType::kU8) fail("tokenizer tensor '" + *name + "' must be u8");
   }
+}
+
+uint64_t ModelFile::memory_estimate() const {
+  // The file itself (kept for the tensors read in place), each weight as the engine holds it
+  // (f16 widened to f32; int8 and f32 as stored) and the positional table it computes.
+  uint64_t total = size();
+  for (const TensorEntry& t : tensors_) total += t.dtype == DType::kF16 ? t.nbytes * 2 : t.nbytes;
+  total += uint64_t(config_.max_positions) * uint64_t(config_.d_model) * 4;
+  return total;
+}
+
+void ModelFile::check_memory(uint64_t limit) const {
+  // The positional table is the one thing the engine allocates for a model that the file does
+  // not hold: a few MiB for real models (1024 x 1024 floats is 4 MiB). A table far larger than
+  // the file is a crafted config, refused before it costs gigabytes and seconds.
+  const uint64_t positions = uint64_t(config_.max_positions) * uint64_t(config_.d_model) * 4;
+  if (positions > std::max<uint64_t>(kMaxPositionsBytes, size()))
+    fail("the positional table of max_positions " + std::to_string(config_.max_positions) + " x d_model " +
+         std::to_string(config_.d_model) + " would take " + std::to_string(positions >> 20) +
+         " MiB, out of proportion to the " + std::to_string(size() >> 20) + " MiB file (limit " +
+         std::to_string(kMaxPositionsBytes >> 20) + " MiB or the file's size)");
+  if (limit == 0) limit = platform_memory_limit();
+  const uint64_t need = memory_estimate();
+  if (need > limit)
+    fail("the model would need about " + std::to_string(need >> 20) + " MiB of memory (file, weights as used and " +
+         std::to_string(config_.max_positions) + " x " + std::to_string(config_.d_model) +
+         " positions), more than the " + std::to_string(limit >> 20) + " MiB allowed here");
 }
 
 const TensorEntry& ModelFile::tensor(const std::string& name) const {

@@ -48,6 +48,11 @@ class ModelFile {
   static constexpr uint64_t kAlignment = 64;
   static constexpr uint64_t kPreambleBytes = 24;
   static constexpr uint64_t kMaxHeaderBytes = 64ull << 20;
+  // Deepest nesting of arrays and objects the header may use (the format needs 4 levels; free-form
+  // metadata gets some room).
+  static constexpr int kMaxJsonDepth = 64;
+  // The largest positional table (max_positions x d_model floats) a model smaller than it may ask for.
+  static constexpr uint64_t kMaxPositionsBytes = 256ull << 20;
 
   static ModelFile from_path(const std::string& path);
   // Takes ownership of a buffer holding the whole file (no copy).
@@ -58,6 +63,11 @@ class ModelFile {
   const nlohmann::json& header() const { return header_; }
   const std::vector<TensorEntry>& tensors() const { return tensors_; }
   uint64_t size() const { return bytes_.size(); }
+  // About how many bytes the engine holds once it has loaded this model (before any translation).
+  uint64_t memory_estimate() const;
+  // Throws when memory_estimate() exceeds `limit` bytes (0: what this platform can address or has:
+  // 4 GiB for wasm32, the physical memory natively).
+  void check_memory(uint64_t limit = 0) const;
 
   bool has(const std::string& name) const { return index_.count(name) != 0; }
   // Throws when the tensor is absent or its shape differs from `expected_shape`.
@@ -89,5 +99,9 @@ class ModelFile {
 };
 
 std::string shape_to_string(const std::vector<int64_t>& shape);
+
+// The memory this process can use at most: 4 GiB on 32-bit platforms (wasm32), else the
+// machine's physical memory.
+uint64_t platform_memory_limit();
 
 }  // namespace tformer

@@ -88,7 +88,8 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
 }
 
 std::string Tokenizer::piece(int id) const {
-  if (pieces_.empty()) return sp_->IdToPiece(id);
+  // SentencePiece CHECK-fails on an id past its end: out-of-range ids have no piece here.
+  if (pieces_.empty()) return id >= 0 && id < sp_->GetPieceSize() ? sp_->IdToPiece(id) : std::string();
   return id >= 0 && size_t(id) < pieces_.size() ? pieces_[size_t(id)] : std::string();
 }
 

@@ -50,4 +50,19 @@ void require_valid_utf8(std::string_view text, const char* what) {
               std::to_string(at));
 }
 
+size_t count_chars(std::string_view text) {
+  size_t n = 0;
+  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // not a continuation byte
+  return n;
+}
+
+void require_at_most_chars(std::string_view text, size_t limit, const char* what) {
+  // Bytes bound characters from above: most texts need no count.
+  if (limit == 0 || text.size() <= limit) return;
+  const size_t n = count_chars(text);
+  if (n > limit)
+    throw Error(std::string(what) + " has " + std::to_string(n) + " characters, more than the limit of " +
+                std::to_string(limit) + " per input");
+}
+
 }  // namespace tformer
