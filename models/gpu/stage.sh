@@ -1,26 +1,67 @@
 #!/usr/bin/env bash
-# Here, before training on the GPU machine: packs the corpora the recipes read from ../shared/
-# (train and dev, not the test sets: evaluation runs here) into models/work/gpu/shared.tar.xz,
-# the one git-ignored path the GPU machine's `run` must carry. The machine receives only the
-# repository, at most 64 MiB with it: the shipped models take 53, the packed text about 7.
+# Here, before training on the GPU machine: packs what the recipes read from ../shared/ into
+# models/work/gpu/shared.tar.xz, the one git-ignored path the GPU machine's `run` must carry. The
+# training text goes as token ids (`<file>.ids.npy` + `.ids.json`, made with the recipes' shared
+# vocabulary: models/tformer/data.py reads them where the text is absent), the dev text as text.
+# Not the test sets: evaluation runs here. The machine receives only the repository, at most
+# 64 MiB with it (tracked files, untracked files git does not ignore, and the carried folder): the
+# shipped f16 models take 51 MiB, the 13 training sets 9.8 MiB as ids (11 MiB as text). This
+# script prints what would travel and fails when it is over the limit.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 shared=${TFORMER_SHARED:-$repo/../shared}
 out=${1:-$repo/models/work/gpu}/shared.tar.xz   # another folder than the one train.sh reads: tests
 mkdir -p "$(dirname "$out")"
-# What the recipes name, relative to ../shared/ (one list for every config in models/configs/).
-mapfile -t files < <(cd "$repo" && /usr/bin/python3 - <<'PY'
-import glob, yaml
-prefix, names = "../shared/", set()
+staging=$(mktemp -d)
+trap 'rm -rf "$staging"' EXIT
+# What the recipes name, relative to ../shared/ (one list for every config in models/configs/):
+# training files become ids in $staging, the dev files are copied.
+(cd "$repo" && TFORMER_SHARED=$shared /usr/bin/python3 - "$staging" <<'PY'
+import glob, os, shutil, sys
+import yaml
+sys.path.insert(0, "models")
+from tformer.data import write_staged_ids
+from tformer.tokenizer import Tokenizer
+from tformer.train import repo_path, seed_vocab_from_tfm, train_vocab
+
+staging, prefix = sys.argv[1], "../shared/"
+train, dev, vocabs = set(), set(), set()
 for path in sorted(glob.glob("models/configs/*.yaml")):
     r = yaml.safe_load(open(path))
     langs = r["vocab"]["languages"]
-    for p in r["data"]["train"] + [r["data"]["dev"]] + r["vocab"]["train"]:
-        names.update(f"{p[len(prefix):]}.{l}" for l in langs if p.startswith(prefix))
-print("\n".join(sorted(names)))
+    files = lambda ps: {f"{p[len(prefix):]}.{l}" for p in ps for l in langs if p.startswith(prefix)}
+    train |= files(r["data"]["train"] + r["vocab"]["train"])
+    dev |= files([r["data"]["dev"]])
+    if r["train"].get("init_from"):  # a warm start's vocabulary is the shipped model's
+        seed_vocab_from_tfm(repo_path(r["train"]["init_from"]), r["vocab"])
+    vocabs.add(train_vocab(r["vocab"]))
+if len(vocabs) != 1:
+    sys.exit(f"stage.sh: the recipes use {len(vocabs)} vocabularies; staged ids need one")
+tok = Tokenizer.from_file(vocabs.pop())
+shared = os.environ["TFORMER_SHARED"]
+for f in sorted(train | dev):
+    if not os.path.isfile(os.path.join(shared, f)):
+        sys.exit(f"stage.sh: {os.path.join(shared, f)} is missing")
+    os.makedirs(os.path.dirname(os.path.join(staging, f)), exist_ok=True)
+    if f in dev:
+        shutil.copyfile(os.path.join(shared, f), os.path.join(staging, f))
+    else:
+        write_staged_ids(os.path.join(shared, f), tok, os.path.join(staging, f))
+print(f"{len(train)} training files as ids, {len(dev)} dev files as text", file=sys.stderr)
 PY
 )
+mapfile -t files < <(cd "$staging" && find . -type f | sed 's|^\./||' | sort)
 [ ${#files[@]} -gt 0 ] || { echo "no corpus files named by models/configs/*.yaml" >&2; exit 1; }
-(cd "$shared" && sha256sum "${files[@]}") > "$(dirname "$out")/shared.sha256"
-tar -C "$shared" -cJf "$out" "${files[@]}"
-echo "staged ${#files[@]} files: $out ($(du -h "$out" | cut -f1)); carry: models/work/gpu"
+(cd "$staging" && sha256sum "${files[@]}") > "$(dirname "$out")/shared.sha256"
+tar -C "$staging" -cf - "${files[@]}" | xz -9e -T1 > "$out"
+archive=$(stat -c %s "$out")
+# What travels to the GPU machine besides the carried folder: tracked and untracked-not-ignored files.
+tree=$(cd "$repo" && git ls-files -z --cached --others --exclude-standard | xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')
+limit=$((64 << 20))
+total=$((tree + archive))
+echo "staged ${#files[@]} files: $out ($archive bytes); with the working tree ($tree bytes) $total of $limit bytes travel; carry: models/work/gpu"
+if [ "${TFORMER_STAGE_NO_LIMIT:-}" != 1 ] && [ "$total" -gt "$limit" ]; then
+  echo "stage.sh: $((total - limit)) bytes over the GPU machine's 64 MiB: the run tool would refuse it." >&2
+  echo "  Untracked files that git does not ignore travel too (git status shows them)." >&2
+  exit 3
+fi

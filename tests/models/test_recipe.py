@@ -11,6 +11,10 @@ import tempfile
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "models"))
+import numpy as np  # noqa: E402
+from tformer import tfm  # noqa: E402
+from tformer.data import STAGED_IDS, STAGED_META, token_file  # noqa: E402
+from tformer.tokenizer import Tokenizer  # noqa: E402
 from tformer.train import load_recipe, repo_path, train_settings  # noqa: E402
 
 CONFIGS = [os.path.join(REPO, "models", "configs", f"tiny.{d}.yaml") for d in ("deen", "ende")]
@@ -65,28 +69,41 @@ def main():
             results.append(check(f"{name}: trains on every set in ../shared/data/deen/train",
                                  present == set(counts), sorted(present ^ set(counts))))
 
-    # stage.sh on a fake ../shared holding what the recipes name (empty files): the archive holds
-    # exactly those; with one missing, it fails.
-    wanted = set()
+    # stage.sh on a fake ../shared holding what the recipes name (one-line files): the archive holds
+    # exactly those, the training files as token ids, the dev files as text; with one missing, it fails.
+    train_files, dev_files = set(), set()
     for path in CONFIGS:
         r = load_recipe(path)
-        for p in r["data"]["train"] + [r["data"]["dev"]] + r["vocab"]["train"]:
-            wanted.update(f"{p[len('../shared/'):]}.{lang}" for lang in r["vocab"]["languages"])
+        for p in r["data"]["train"] + r["vocab"]["train"]:
+            train_files.update(f"{p[len('../shared/'):]}.{lang}" for lang in r["vocab"]["languages"])
+        dev_files.update(f"{r['data']['dev'][len('../shared/'):]}.{lang}" for lang in r["vocab"]["languages"])
+    wanted = dev_files | {f + ext for f in train_files for ext in (STAGED_IDS, STAGED_META)}
     with tempfile.TemporaryDirectory() as tmp:
         shared = os.path.join(tmp, "shared")
-        for f in wanted:
+        for f in train_files | dev_files:
             os.makedirs(os.path.dirname(os.path.join(shared, f)), exist_ok=True)
-            open(os.path.join(shared, f), "w").write(f + "\n")
-        env = {**os.environ, "TFORMER_SHARED": shared}
+            open(os.path.join(shared, f), "w").write(f"Ein Hund {f} läuft.\nZwei Katzen.\n")
+        env = {**os.environ, "TFORMER_SHARED": shared, "TFORMER_STAGE_NO_LIMIT": "1"}
         stage = [os.path.join(REPO, "models/gpu/stage.sh"), os.path.join(tmp, "out")]
         run = subprocess.run(stage, env=env, capture_output=True, text=True)
         archive = os.path.join(tmp, "out", "shared.tar.xz")
         packed = set(tarfile.open(archive).getnames()) if run.returncode == 0 and os.path.exists(archive) else set()
-        results.append(check("stage.sh packs every file the recipes read, and only those",
+        results.append(check("stage.sh packs every file the recipes read (training text as ids), and only those",
                              packed == wanted, f"rc {run.returncode} {run.stderr.strip()[-200:]} {sorted(packed ^ wanted)[:4]}"))
-        os.remove(os.path.join(shared, sorted(wanted)[0]))
+        # Where only the staged ids are (the GPU machine), the corpus loads with the same token ids.
+        unpacked = os.path.join(tmp, "unpacked")
+        if packed:
+            tarfile.open(archive).extractall(unpacked)
+            tok = Tokenizer.from_tfm(tfm.read(os.path.join(REPO, "models", "tiny.deen", "model.tfm")), "source")
+            one = sorted(train_files)[0]
+            from_text = token_file(os.path.join(shared, one), tok, os.path.join(tmp, "cache"))
+            from_ids = token_file(os.path.join(unpacked, one), tok, os.path.join(tmp, "cache2"))
+            results.append(check("a staged token file gives the ids of its text", not os.path.exists(os.path.join(unpacked, one))
+                                 and from_ids.dtype == np.int32 and np.array_equal(np.asarray(from_text), from_ids)))
+        os.remove(os.path.join(shared, sorted(train_files)[0]))
         run = subprocess.run(stage, env=env, capture_output=True, text=True)
-        results.append(check("stage.sh fails when a file is missing", run.returncode != 0))
+        results.append(check("stage.sh fails when a file is missing", run.returncode != 0 and "missing" in run.stderr,
+                             run.stderr[-200:]))
 
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed")
