@@ -2,6 +2,7 @@
 // int8: a lookup dequantizes just the row it reads.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,7 +14,8 @@ namespace tformer {
 class Embedding {
  public:
   Embedding() = default;
-  Embedding(const ModelFile& file, const std::string& name, size_t vocab, size_t d) : vocab_(vocab), d_(d) {
+  Embedding(const ModelFile& file, const std::string& name, size_t vocab, size_t d)
+      : vocab_(vocab), d_(d), scale_(static_cast<float>(std::sqrt(double(d)))) {
     const std::vector<int64_t> shape = {int64_t(vocab), int64_t(d)};
     if (file.is_int8(name)) {
       ModelFile::Int8Rows rows = file.int8_rows(name, shape);
@@ -24,8 +26,9 @@ class Embedding {
     }
   }
 
-  // out[d] = table[id] * scale, or zeros for id < 0 (Marian's zero start vector).
-  void lookup(int id, float scale, float* out) const {
+  // out[d] = table[id] * sqrt(d), or zeros for id < 0 (Marian's zero start vector).
+  void lookup(int id, float* out) const {
+    const float scale = scale_;
     if (id < 0) {
       for (size_t i = 0; i < d_; ++i) out[i] = 0.f;
       return;
@@ -44,12 +47,14 @@ class Embedding {
   const int8_t* int8_data() const { return int8_table_.data(); }   // int8 tables
   const float* scales() const { return scales_.data(); }           // int8 tables: one per row
   size_t vocab() const { return vocab_; }
+  float scale() const { return scale_; }  // sqrt(d_model): what the WebGPU encoder multiplies rows by
 
  private:
   std::vector<float> table_;
   std::vector<int8_t> int8_table_;
   std::vector<float> scales_;
   size_t vocab_ = 0, d_ = 0;
+  float scale_ = 1.f;
 };
 
 }  // namespace tformer

@@ -1,7 +1,6 @@
 #include "transformer/decoder.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
 #include "kernels/ops.h"
@@ -20,10 +19,10 @@ Decoder::Decoder(Backend& backend, const ModelFile& file, const ModelConfig& con
     const std::string p = "decoder.layers." + std::to_string(i);
     Layer layer;
     if (config.decoder_layer_type == DecoderLayerType::kSsru) {
-      layer.ssru = Ssru(backend, file, p + ".ssru", d);
+      layer.self = Ssru(backend, file, p + ".ssru", d);
       layer.self_norm = LayerNorm(file, p + ".ssru_norm", d, eps);
     } else {
-      layer.self_attn = MultiHeadAttention(backend, file, p + ".self_attn", d, config.heads, self_inputs);
+      layer.self = MultiHeadAttention(backend, file, p + ".self_attn", d, config.heads, self_inputs);
       layer.self_norm = LayerNorm(file, p + ".self_attn_norm", d, eps);
     }
     layer.cross_attn =
@@ -64,43 +63,49 @@ DecoderState Decoder::start(const EncoderOutput& memory, size_t max_steps) const
 void Decoder::self_block(const Layer& layer, DecoderState::Layer& cache, DecoderState& state, const float* query_in,
                          const float* kv_in, float* result) const {
   const size_t d = size_t(config_.d_model), rows = state.rows, t = size_t(state.step);
-  if (config_.decoder_layer_type == DecoderLayerType::kSsru) {
-    layer.ssru.step(query_in, rows, cache.state.data(), result, hidden_);
+  DecoderState::Scratch& s = state.scratch;
+  if (const Ssru* ssru = std::get_if<Ssru>(&layer.self)) {
+    ssru->step(query_in, rows, cache.state.data(), result, s.ssru);
     return;
   }
-  const MultiHeadAttention& attn = layer.self_attn;
-  heads_.resize(rows * d);
-  const MultiHeadAttention::Projections p = attn.project(query_in, kv_in, rows, q_, kv_);
+  const MultiHeadAttention& attn = std::get<MultiHeadAttention>(layer.self);
+  s.heads.ensure(rows * d);
+  float* heads = s.heads.data();
+  const MultiHeadAttention::Projections p = attn.project(query_in, kv_in, rows, s.q, s.kv);
   const size_t row_stride = state.capacity * 2 * d;
   for (size_t r = 0; r < rows; ++r)
     std::memcpy(&cache.cache[r * row_stride + t * 2 * d], p.kv + r * p.kv_stride, 2 * d * sizeof(float));
   backend_.parallel_for(rows, [&](size_t r) {
-    attn.attend(p.q + r * p.q_stride, &cache.cache[r * row_stride], t + 1, 2 * d, &heads_[r * d]);
+    attn.attend(p.q + r * p.q_stride, &cache.cache[r * row_stride], t + 1, 2 * d, &heads[r * d]);
   });
-  layer.self_attn.output()(heads_.data(), rows, result);
+  attn.output()(heads, rows, result);
 }
 
-void Decoder::cross_block(const Layer& layer, const DecoderState::Layer& cache, const DecoderState& state,
+void Decoder::cross_block(const Layer& layer, const DecoderState::Layer& cache, DecoderState& state,
                           const float* query_in, float* result, float* alignment) const {
   const size_t d = size_t(config_.d_model), rows = state.rows;
-  q_.ensure(rows * d);
-  heads_.resize(rows * d);
-  layer.cross_attn.query()(query_in, rows, q_.data());
+  DecoderState::Scratch& s = state.scratch;
+  s.q.ensure(rows * d);
+  s.heads.ensure(rows * d);
+  float* q = s.q.data();
+  float* heads = s.heads.data();
+  layer.cross_attn.query()(query_in, rows, q);
   backend_.parallel_for(rows, [&](size_t r) {
     const size_t b = size_t(state.row_sentence[r]);
     const size_t n = size_t(state.source_lengths[b]);
     float* weights = alignment ? alignment + r * state.memory_stride : nullptr;
-    layer.cross_attn.attend(&q_[r * d], &cache.memory[b * state.memory_stride * 2 * d], n, 2 * d, &heads_[r * d],
+    layer.cross_attn.attend(&q[r * d], &cache.memory[b * state.memory_stride * 2 * d], n, 2 * d, &heads[r * d],
                             weights);
   });
-  layer.cross_attn.output()(heads_.data(), rows, result);
+  layer.cross_attn.output()(heads, rows, result);
 }
 
 void Decoder::step(DecoderState& state, const std::vector<int>& tokens, std::vector<float>& logits,
                    std::vector<float>* alignment) const {
-  step_hidden(state, tokens, last_, alignment);
+  std::vector<float>& last = state.scratch.last;
+  step_hidden(state, tokens, last, alignment);
   logits.resize(state.rows * size_t(config_.vocab_size));
-  project(last_.data(), state.rows, logits.data());
+  project(last.data(), state.rows, logits.data());
 }
 
 void Decoder::project(const float* hidden, size_t rows, float* logits) const { output_(hidden, rows, logits); }
@@ -109,44 +114,37 @@ void Decoder::step_hidden(DecoderState& state, const std::vector<int>& tokens, s
                           std::vector<float>* alignment) const {
   const size_t d = size_t(config_.d_model), rows = state.rows;
   const int t = state.step;
-  x_.resize(rows * d);
-  normed_.resize(rows * d);
-  const float scale = static_cast<float>(std::sqrt(double(d)));
+  DecoderState::Scratch& s = state.scratch;
+  s.x.resize(rows * d);
   const bool zero_start = t == 0 && config_.decoder_start == DecoderStart::kZero;
   for (size_t r = 0; r < rows; ++r) {
     const int id = t == 0 ? (zero_start ? -1 : config_.bos_id) : tokens[r];
-    embedding_.lookup(id, scale, &x_[r * d]);
-    positions_.add(t, &x_[r * d]);
+    embedding_.lookup(id, &s.x[r * d]);
+    positions_.add(t, &s.x[r * d]);
   }
   if (alignment) alignment->assign(rows * state.memory_stride, 0.f);
 
-  std::vector<float> out(rows * d);
-  float* x = x_.data();
-  const bool pre = config_.norm == Norm::kPre;
+  float* x = s.x.data();
+  const Norm placement = config_.norm;
+  const bool raw_kv = config_.prenorm_raw_self_kv;
   for (size_t l = 0; l < layers_.size(); ++l) {
     const Layer& layer = layers_[l];
     DecoderState::Layer& cache = state.layers[l];
     float* align = (alignment && l + 1 == layers_.size()) ? alignment->data() : nullptr;
-    if (pre) {
-      layer.self_norm(x, rows, normed_.data());
-      self_block(layer, cache, state, normed_.data(), config_.prenorm_raw_self_kv ? x : normed_.data(), out.data());
-      ops::add_inplace(x, out.data(), rows * d);
-      layer.cross_attn_norm(x, rows, normed_.data());
-      cross_block(layer, cache, state, normed_.data(), out.data(), align);
-      ops::add_inplace(x, out.data(), rows * d);
-      layer.ffn_norm(x, rows, normed_.data());
-      layer.ffn(normed_.data(), rows, out.data(), ffn_hidden_);
-      ops::add_inplace(x, out.data(), rows * d);
-    } else {
-      self_block(layer, cache, state, x, x, out.data());
-      layer.self_norm.add_and_normalize(backend_, x, out.data(), rows);
-      cross_block(layer, cache, state, x, out.data(), align);
-      layer.cross_attn_norm.add_and_normalize(backend_, x, out.data(), rows);
-      layer.ffn(x, rows, out.data(), ffn_hidden_);
-      layer.ffn_norm.add_and_normalize(backend_, x, out.data(), rows);
-    }
+    residual_sublayer(backend_, placement, layer.self_norm, x, rows, d, s.residual,
+                      [&](const float* in, const float* raw, float* result) {
+                        self_block(layer, cache, state, in, raw_kv ? raw : in, result);
+                      });
+    residual_sublayer(backend_, placement, layer.cross_attn_norm, x, rows, d, s.residual,
+                      [&](const float* in, const float*, float* result) {
+                        cross_block(layer, cache, state, in, result, align);
+                      });
+    residual_sublayer(backend_, placement, layer.ffn_norm, x, rows, d, s.residual,
+                      [&](const float* in, const float*, float* result) {
+                        layer.ffn(in, rows, result, s.ffn_hidden);
+                      });
   }
-  if (pre) final_norm_(x, rows, x);
+  if (placement == Norm::kPre) final_norm_(x, rows, x);
   hidden.assign(x, x + rows * d);
   ++state.step;
 }

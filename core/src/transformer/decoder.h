@@ -4,6 +4,7 @@
 // finished sentences leaving the batch).
 #pragma once
 
+#include <variant>
 #include <vector>
 
 #include "layers/attention.h"
@@ -12,6 +13,7 @@
 #include "layers/layer_norm.h"
 #include "layers/linear.h"
 #include "layers/positional_encoding.h"
+#include "layers/residual.h"
 #include "layers/ssru.h"
 #include "model/config.h"
 #include "transformer/encoder.h"
@@ -35,6 +37,17 @@ struct DecoderState {
     std::vector<float> state; // [rows, d]: recurrent state (SSRU layers)
   };
   std::vector<Layer> layers;
+  // The step's working rows, overwritten before read: kept here, not in the (const, shared)
+  // Decoder, so that sessions decoding at once on one model do not share them.
+  struct Scratch {
+    std::vector<float> x;            // [rows, d]: the rows through the layers
+    std::vector<float> last;         // [rows, d]: step()'s hidden states before the projection
+    std::vector<float> ssru;         // the SSRU's two gate products
+    RawBuffer<float> q, kv, heads;   // queries, this step's [k | v] (or [q | k | v]) rows, attention heads
+    RawBuffer<float> ffn_hidden;     // [rows, ffn_dim]
+    ResidualBuffers residual;        // LN(x) and a sublayer's output
+  };
+  Scratch scratch;
 };
 
 class Decoder {
@@ -65,8 +78,7 @@ class Decoder {
 
  private:
   struct Layer {
-    MultiHeadAttention self_attn;
-    Ssru ssru;
+    std::variant<MultiHeadAttention, Ssru> self;  // a transformer layer's self-attention or an SSRU
     LayerNorm self_norm;
     MultiHeadAttention cross_attn;
     LayerNorm cross_attn_norm;
@@ -75,7 +87,7 @@ class Decoder {
   };
   void self_block(const Layer& layer, DecoderState::Layer& cache, DecoderState& state, const float* query_in,
                   const float* kv_in, float* result) const;
-  void cross_block(const Layer& layer, const DecoderState::Layer& cache, const DecoderState& state,
+  void cross_block(const Layer& layer, const DecoderState::Layer& cache, DecoderState& state,
                    const float* query_in, float* result, float* alignment) const;
 
   Backend& backend_;
@@ -85,9 +97,6 @@ class Decoder {
   const Linear& output_;
   std::vector<Layer> layers_;
   LayerNorm final_norm_;
-  mutable std::vector<float> x_, normed_, heads_, hidden_, last_;
-  // Overwritten before read: queries, this step's [k | v] (or [q | k | v]) rows, the feed-forward's hidden rows.
-  mutable RawBuffer<float> q_, kv_, ffn_hidden_;
 };
 
 }  // namespace tformer

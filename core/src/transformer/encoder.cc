@@ -1,9 +1,6 @@
 #include "transformer/encoder.h"
 
 #include <algorithm>
-#include <cmath>
-
-#include "kernels/ops.h"
 
 namespace tformer {
 
@@ -56,36 +53,29 @@ EncoderOutput Encoder::forward(const std::vector<std::vector<int>>& sources) con
   }
   const size_t rows = starts.back();
   std::vector<float> states(rows * d);
-  const float scale = static_cast<float>(std::sqrt(double(d)));
   for (size_t b = 0; b < out.batch; ++b) {
     for (size_t t = 0; t < sources[b].size(); ++t) {
       float* x = &states[(starts[b] + t) * d];
-      embedding_.lookup(sources[b][t], scale, x);
+      embedding_.lookup(sources[b][t], x);
       positions_.add(int(t), x);
     }
   }
 
   float* x = states.data();
-  std::vector<float> normed(rows * d), sub(rows * d);
   Scratch scratch;
-  const bool pre = config_.norm == Norm::kPre;
+  const Norm placement = config_.norm;
+  const bool raw_kv = config_.prenorm_raw_self_kv;
   for (const Layer& layer : layers_) {
-    if (pre) {
-      layer.self_attn_norm(x, rows, normed.data());
-      self_attention(layer, normed.data(), config_.prenorm_raw_self_kv ? x : normed.data(), starts, scratch,
-                     sub.data());
-      ops::add_inplace(x, sub.data(), rows * d);
-      layer.ffn_norm(x, rows, normed.data());
-      layer.ffn(normed.data(), rows, sub.data(), scratch.ffn_hidden);
-      ops::add_inplace(x, sub.data(), rows * d);
-    } else {
-      self_attention(layer, x, x, starts, scratch, sub.data());
-      layer.self_attn_norm.add_and_normalize(backend_, x, sub.data(), rows);
-      layer.ffn(x, rows, sub.data(), scratch.ffn_hidden);
-      layer.ffn_norm.add_and_normalize(backend_, x, sub.data(), rows);
-    }
+    residual_sublayer(backend_, placement, layer.self_attn_norm, x, rows, d, scratch.residual,
+                      [&](const float* in, const float* raw, float* result) {
+                        self_attention(layer, in, raw_kv ? raw : in, starts, scratch, result);
+                      });
+    residual_sublayer(backend_, placement, layer.ffn_norm, x, rows, d, scratch.residual,
+                      [&](const float* in, const float*, float* result) {
+                        layer.ffn(in, rows, result, scratch.ffn_hidden);
+                      });
   }
-  if (pre) final_norm_(x, rows, x);
+  if (placement == Norm::kPre) final_norm_(x, rows, x);
   // The padded layout the decoder and the session API read; padded positions are zero.
   out.states.assign(out.batch * out.max_length * d, 0.f);
   for (size_t b = 0; b < out.batch; ++b)

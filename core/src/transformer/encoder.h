@@ -9,6 +9,7 @@
 #include "layers/feed_forward.h"
 #include "layers/layer_norm.h"
 #include "layers/positional_encoding.h"
+#include "layers/residual.h"
 #include "model/config.h"
 #include "util/raw_buffer.h"
 
@@ -42,6 +43,7 @@ class Encoder {
   struct Scratch {
     RawBuffer<float> q, kv, heads;  // kv holds [q | k | v] rows when the attention's inputs are shared
     RawBuffer<float> ffn_hidden;  // rows * ffn_dim
+    ResidualBuffers residual;     // LN(x) and a sublayer's output
   };
   void self_attention(const Layer& layer, const float* query_in, const float* kv_in,
                       const std::vector<size_t>& starts, Scratch& scratch, float* result) const;
