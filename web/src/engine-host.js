@@ -28,6 +28,10 @@ export class EngineHost {
     this.starting = null;  // {resolve, reject} of the start in progress
     this.ready = null;     // Promise<info> of the current Worker's engine
     this.pending = null;   // {id, resolve, reject} of the translation in flight
+    // id -> () => void: the Worker's answer to that translation arrived. Until then the Worker
+    // stays referenced, also after a cooperative cancel rejected the caller: in node a GPU step
+    // may still await a readback, and a thread ended under a pending mapAsync aborts the process.
+    this.answers = new Map();
     this.nextId = 1;
     this.restarts = 0;
     this.engineBackend = null;  // 'wasm' | 'webgpu' of the running engine
@@ -69,7 +73,13 @@ export class EngineHost {
     worker.listen((message) => {
       if (message.type === 'stopped') {  // a cooperative stop is complete
         worker.terminate();
+        worker.unref();
         return;
+      }
+      if (message.type === 'result' || message.type === 'error') {
+        const answered = this.answers.get(message.id);
+        this.answers.delete(message.id);
+        answered?.();
       }
       if (this.worker !== worker) return;
       if (message.type === 'listening') {
@@ -111,14 +121,11 @@ export class EngineHost {
     if (!worker) throw new EngineStoppedError('the translation engine stopped before the request could start');
     const id = this.nextId++;
     worker.ref();
-    try {
-      return await new Promise((resolve, reject) => {
-        this.pending = { id, resolve, reject };
-        worker.post({ type: 'translate', id, texts, options });
-      });
-    } finally {
-      worker.unref();
-    }
+    this.answers.set(id, () => worker.unref());
+    return new Promise((resolve, reject) => {
+      this.pending = { id, resolve, reject };
+      worker.post({ type: 'translate', id, texts, options });
+    });
   }
 
   /** Stops the running translation (rejecting it with `reason`) and starts a fresh engine. */
@@ -144,6 +151,7 @@ export class EngineHost {
     this.starting = null;
     const worker = this.worker;
     this.worker = null;
+    this.answers.clear();  // a terminated Worker answers nothing (and keeps nothing alive)
     worker?.terminate();
   }
 
@@ -154,6 +162,7 @@ export class EngineHost {
       const worker = this.worker;
       this.worker = null;
       this.starting = null;
+      worker.ref();  // alive until 'stopped': its GPU work ends first (see `answers`)
       worker.post({ type: 'stop' });  // answered by 'stopped', then terminated (listen above)
     } else {
       this.stopWorker(reason);

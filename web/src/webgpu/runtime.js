@@ -101,10 +101,18 @@ export class GpuRuntime {
     this.pipelines = new Map();
     this.freeParamChunks = [];
     this.freeStaging = [];
+    // Staging buffers whose mapAsync has not settled. A mapAsync left pending when its thread
+    // ends aborts node's whole process (npm webgpu: "GPUBuffer.cpp:74: Promise not resolved or
+    // rejected: mapAsync()"), so each is cancelled (its buffer destroyed, which rejects the
+    // mapping) at destroy() and at the device's loss, and a thread that runs GPU work is only
+    // ended once its readbacks have settled (engine-host.js keeps it alive until then: an exit
+    // hook cannot help, a terminating thread runs no more promise callbacks).
+    this.mapping = new Set();
     // Settles once Dawn has delivered the device's loss, whatever caused it (destroy() returns it).
     this.lost = device.lost.then((info) => {
       this.isLost = true;
       this.lostInfo = info;
+      this.cancelReadbacks();
       if (this.onLost) this.onLost(info);
     });
     if (typeof device.addEventListener === 'function')
@@ -218,6 +226,7 @@ export class GpuRuntime {
   // npm webgpu 0.6.2).
   destroy() {
     this.onLost = null;
+    this.cancelReadbacks();
     for (const chunk of this.freeParamChunks) chunk.buffer.destroy();
     for (const buffer of this.freeStaging) buffer.destroy();
     this.freeParamChunks = [];
@@ -225,6 +234,15 @@ export class GpuRuntime {
     this.pipelines.clear();
     this.device.destroy();
     return this.lost;
+  }
+
+  // Rejects every pending readback (its submit() throws) by destroying its staging buffer.
+  cancelReadbacks() {
+    for (const staging of this.mapping) {
+      staging.cancelled = true;
+      staging.destroy();
+    }
+    this.mapping.clear();
   }
 }
 
@@ -318,12 +336,17 @@ export class Recorder {
       await check();
       return undefined;
     }
+    runtime.mapping.add(staging);
     try {
       await staging.mapAsync(MAP_MODE_READ, 0, bytes);
     } catch (error) {
+      // Cancelled (cancelReadbacks destroyed the buffer) or the device is gone: not reusable.
+      runtime.mapping.delete(staging);
       await check();
+      if (staging.cancelled) throw new GpuDeviceLostError(`WebGPU readback cancelled (device destroyed or lost): ${error?.message ?? error}`);
       throw error;
     }
+    runtime.mapping.delete(staging);
     let out;
     try {
       await check();

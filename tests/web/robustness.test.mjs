@@ -1,0 +1,150 @@
+// Hostile model files and limits through the npm package in Node (the robustness issue's findings,
+// the same cases as tests/cli/expect_robust.cmake natively): each create() or translate() must
+// settle, within a time bound, as a rejection whose message says why, in both the threaded and the
+// single-threaded build; and a WebGPU readback in flight when a Worker or the process ends must
+// not abort node.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { fixtureBytes, importPackage, repoRoot } from './helpers.mjs';
+
+let pkg;
+const open = [];
+before(async () => { pkg = await importPackage(); });
+after(() => { for (const t of open) t.dispose(); });
+
+const BOUND_MS = 60000;  // each case settles well within this
+
+// A fixture with its JSON header replaced (the tensor data kept, re-aligned to 64 bytes).
+function withHeaderText(bytes, edit) {
+  const view = Buffer.from(bytes);
+  const length = Number(view.readBigUInt64LE(16));
+  const text = edit(view.toString('utf8', 24, 24 + length));
+  const data = view.subarray(Math.ceil((24 + length) / 64) * 64);
+  const json = Buffer.from(text);
+  const start = Math.ceil((24 + json.length) / 64) * 64;
+  const out = Buffer.alloc(start + data.length);
+  view.copy(out, 0, 0, 16);
+  out.writeBigUInt64LE(BigInt(json.length), 16);
+  json.copy(out, 24);
+  data.copy(out, start);
+  return new Uint8Array(out);
+}
+
+const withHeader = (bytes, edit) => withHeaderText(bytes, (text) => {
+  const header = JSON.parse(text);
+  edit(header);
+  return JSON.stringify(header);
+});
+
+// Settles within BOUND_MS or fails the test (instead of hanging it).
+function bounded(promise, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${BOUND_MS} ms`)), BOUND_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function refuses(options, pattern, what) {
+  const started = performance.now();
+  await assert.rejects(bounded(pkg.Translator.create(options), what), pattern, what);
+  return performance.now() - started;
+}
+
+for (const variant of ['threaded', 'single']) {
+  test(`${variant}: a header nested 5,000 to 50,000 deep is refused with the reason`, { timeout: 4 * BOUND_MS }, async () => {
+    const marian = fixtureBytes('marian');
+    for (const depth of [5000, 10000, 50000]) {
+      const nest = '['.repeat(depth) + ']'.repeat(depth);
+      const model = withHeaderText(marian, (text) => text.replace(/"metadata":\s*/, `"metadata": ${nest}, "kept": `));
+      await refuses({ model, variant, threads: 1 }, /header nests arrays or objects more than 64 levels deep/, `depth ${depth}`);
+    }
+  });
+
+  test(`${variant}: model files that claim what they cannot hold are refused`, { timeout: 4 * BOUND_MS }, async () => {
+    const tutorial = fixtureBytes('tutorial');
+    const marian = fixtureBytes('marian');
+    // Finding 1: no room for a source token next to BOS and EOS (the cutting would never end).
+    await refuses({ model: withHeader(tutorial, (h) => { h.config.max_positions = 2; }), variant },
+      /'max_positions' = 2 leaves no room for a source token next to BOS and EOS/, 'max_positions 2');
+    // Finding 4: tensors sharing bytes.
+    const overlap = withHeader(marian, (h) => {
+      const [a, b] = h.tensors.filter((t) => t.name.startsWith('encoder.layers.') && t.name.endsWith('ffn.w1.weight'));
+      b.offset = a.offset;
+    });
+    await refuses({ model: overlap, variant }, /\) overlap/, 'overlapping tensors');
+    // Finding 5: a special id past the SentencePiece model's 256 pieces.
+    await refuses({ model: withHeader(tutorial, (h) => { h.config.vocab_size = 300; h.config.bos_id = 299; }), variant },
+      /config 'bos_id' = 299 is not a piece of the source tokenizer, which has 256 pieces/, 'bos_id 299');
+  });
+}
+
+test('limits: characters per input and tokens per sentence, configurable, with clear errors', { timeout: 4 * BOUND_MS }, async () => {
+  const t = await pkg.Translator.create({ model: fixtureBytes('marian'), threads: 1 });
+  open.push(t);
+  const text = 'Ein Mann fährt Fahrrad und zwei Hunde spielen im Schnee';
+  // The default, 100,000 characters: a longer input is refused before any work on it.
+  await assert.rejects(bounded(t.translate('x'.repeat(100001)), 'a 100,001-character input'),
+    /input text 1 has 100001 characters, more than the limit of 100000 per input/);
+  await assert.rejects(t.translate(['ok', 'Die Katze schläft.'], { maxInputChars: 10 }),
+    /input text 2 has 18 characters, more than the limit of 10 per input/);
+  assert.equal((await t.translate('Hund Mädch', { maxInputChars: 10 })).sentences.length, 1);
+  const whole = await t.translate(text);
+  assert.equal(whole.sentences.length, 1);
+  const cut = await t.translate(text, { maxSentenceTokens: 4 });
+  assert.ok(cut.sentences.length > 1, 'cut into pieces');
+  assert.ok(cut.sentences.every((s) => s.sourceTokens.length <= 5), 'at most 4 tokens and EOS each');
+  assert.equal((await t.translate(text, { maxSentenceTokens: 100000 })).text, whole.text, 'above the model\'s limit: no change');
+  await assert.rejects(t.translate(text, { maxInputChars: -1 }), { name: 'RangeError', message: /option 'maxInputChars' must be between 0 and/ });
+  await assert.rejects(t.translate(text, { maxSentenceTokens: 'many' }), { name: 'TypeError', message: /option 'maxSentenceTokens' must be an integer/ });
+  assert.equal(t.info.restarts, 0, 'refusals do not restart the engine');
+});
+
+// A node process whose engine Worker has a WebGPU readback in flight when the translation is
+// cancelled and the process then has nothing left to do: it must exit normally (npm webgpu
+// aborts the process when a thread ends under a pending mapAsync).
+const dist = path.join(repoRoot, 'web', 'dist', 'tformer-mt.wasm');
+const swiftshader = '/usr/lib/chromium/vk_swiftshader_icd.json';
+const gpuSkip = !existsSync(dist) ? 'no web/dist'
+  : !existsSync(path.join(repoRoot, 'web', 'node_modules', 'webgpu')) ? 'no npm webgpu'
+  : !process.env.VK_ICD_FILENAMES && !existsSync(swiftshader) ? 'no Vulkan adapter (SwiftShader)' : false;
+
+const exitScript = `
+  import { readFileSync } from 'node:fs';
+  const pkg = await import(${JSON.stringify(path.join(repoRoot, 'web', 'src', 'index.js'))});
+  const model = new Uint8Array(readFileSync(${JSON.stringify(path.join(repoRoot, 'tests', 'fixtures', 'marian', 'model.tfm'))}));
+  const t = await pkg.Translator.create({ model, backend: 'webgpu', threads: 1 });
+  if (t.info.backend !== 'webgpu') { console.log('no webgpu: ' + t.info.backendReason); process.exit(0); }
+  const text = readFileSync(${JSON.stringify(path.join(repoRoot, 'tests', 'fixtures', 'marian', 'input.txt'))}, 'utf8').split('\\n').join(' ');
+  const MODE = process.argv.at(-1);
+  const controller = new AbortController();
+  const running = t.translate(Array(8).fill(text), { beam: 4, signal: controller.signal });
+  // Readbacks run at every step: stop while one is in flight.
+  setTimeout(() => (MODE === 'dispose' ? t.dispose() : controller.abort()), 200);
+  await running.then(() => console.log('finished first'), (e) => console.log('stopped: ' + e.name));
+  // Nothing more to do: the process ends here, with the Worker's GPU step possibly still running.
+`;
+
+for (const mode of ['abort', 'dispose']) {
+  test(`webgpu: the process exits cleanly after a ${mode} with a readback in flight`, { skip: gpuSkip, timeout: 2 * BOUND_MS }, () => {
+    const env = { ...process.env };
+    if (!env.VK_ICD_FILENAMES) env.VK_ICD_FILENAMES = swiftshader;
+    // A script file, not --eval: the engine's Worker inherits node's flags, and --input-type
+    // would stop it.
+    const dir = mkdtempSync(path.join(tmpdir(), 'tformer-exit-'));
+    const script = path.join(dir, 'exit.mjs');
+    writeFileSync(script, exitScript);
+    const run = spawnSync(process.execPath, [script, mode], { env, encoding: 'utf8', timeout: BOUND_MS });
+    rmSync(dir, { recursive: true, force: true });
+    const output = `${run.stdout}\n${run.stderr}`;
+    assert.equal(run.signal, null, `killed by ${run.signal}:\n${output}`);
+    assert.doesNotMatch(output, /Promise not resolved or rejected/);
+    assert.equal(run.status, 0, output);
+    assert.match(run.stdout, /stopped: |finished first|no webgpu/);
+  });
+}
