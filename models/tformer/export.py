@@ -9,11 +9,7 @@ import torch
 from . import tfm
 from .config import ModelConfig
 
-WEIGHT_DTYPES = ("f32", "f16", "int8")
-
-
-def is_matrix(name: str, arr: np.ndarray) -> bool:
-    return arr.ndim == 2
+WEIGHT_DTYPES = tfm.WEIGHT_DTYPES
 
 
 def load_checkpoint_state(paths):
@@ -39,21 +35,12 @@ def build_tfm(cfg: ModelConfig, state: dict, spm_source: bytes, spm_target: byte
     for name, value in state.items():
         if name == "pe":  # computed, never stored
             continue
-        arr = value.detach().float().cpu().numpy()
-        if weights == "f16" and is_matrix(name, arr):
-            arr = arr.astype(np.float16)
-        elif weights == "int8" and is_matrix(name, arr):
-            q, s = tfm.quantize_rows_int8(arr)
-            tensors[name] = q
-            scales[name] = name + ".scales"
-            tensors[name + ".scales"] = s
-            continue
+        arr, row_scales = tfm.store_weight(value.detach().float().cpu().numpy(), weights)
         tensors[name] = arr
-    tensors["tokenizer.source"] = np.frombuffer(spm_source, dtype=np.uint8)
-    tokenizer = {"type": "sentencepiece", "source": "tokenizer.source", "target": "tokenizer.source"}
-    if spm_target is not None and spm_target != spm_source:
-        tensors["tokenizer.target"] = np.frombuffer(spm_target, dtype=np.uint8)
-        tokenizer["target"] = "tokenizer.target"
+        if row_scales is not None:
+            scales[name] = name + ".scales"
+            tensors[name + ".scales"] = row_scales
+    tokenizer = tfm.tokenizer_section(tensors, spm_source, spm_target)
     return tfm.TfmFile(cfg.to_dict(), tokenizer, tensors, metadata or {}, scales)
 
 

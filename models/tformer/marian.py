@@ -23,6 +23,7 @@ import glob
 import math
 import os
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -411,9 +412,30 @@ def _dequantize_item(item: mio.Item, what: str):
     raise MarianError(f"{what}: item {item.name} has type {item.type}, not a weight type")
 
 
-def import_marian(path: str, out_path: str, model=None, vocabs=None, spms=None, config=None,
-                  weights: str = "keep", max_positions: int = DEFAULT_MAX_POSITIONS, name=None) -> dict:
-    """Converts; returns a summary dict. Raises MarianError / MarianFormatError on bad input."""
+@dataclass
+class _MarianModel:
+    """What the read step found: the model's items and options, and the two vocabularies."""
+    path: str
+    what: str  # the model file's name, for messages
+    items: dict
+    opts: dict
+    sides: list  # discover()'s (spm, vocab) paths per side
+    src: Vocab
+    tgt: Vocab
+
+
+@dataclass
+class _Plan:
+    """What the validate step decided: the engine's config, Marian's tying, the parameter map."""
+    cfg: ModelConfig
+    tie: str
+    pmap: list
+    expected: set
+    alphas: dict  # int8shiftAlphaAll's activation multipliers, by matrix
+
+
+def _read(path, model, vocabs, spms, config) -> _MarianModel:
+    """Read: finds the files, reads the model's items, its options and the vocabularies."""
     found = discover(path, model, vocabs, spms, config)
     model_path = found["model"]
     items = mio.read_model(model_path)
@@ -425,12 +447,15 @@ def import_marian(path: str, out_path: str, model=None, vocabs=None, spms=None, 
     else:
         raise MarianError(f"{what} has no {mio.MODEL_YML} item (the architecture); give the model's "
                           "options with --config FILE (the training config.yml)")
+    return _MarianModel(model_path, what, items, opts, found["sides"], Vocab(*found["sides"][0]), Vocab(*found["sides"][1]))
+
+
+def _validate(m: _MarianModel, max_positions: int) -> _Plan:
+    """Validate: the options give an architecture the engine has, the vocabularies agree with each
+    other and the options, and the items are exactly the parameters that architecture needs."""
+    what, items, opts, src, tgt = m.what, m.items, m.opts, m.src, m.tgt
     arch = config_from_options(opts, what)
     tie = arch.pop("marian_tie")
-
-    src = Vocab(*found["sides"][0])
-    tgt = Vocab(*found["sides"][1])
-    joint = src.same_as(tgt)
     if (src.eos_id, src.unk_id) != (tgt.eos_id, tgt.unk_id):
         raise MarianError(f"source and target vocabularies disagree on </s>/<unk> ids ({src.eos_id}/{src.unk_id} vs "
                           f"{tgt.eos_id}/{tgt.unk_id}); the engine needs them equal")
@@ -449,7 +474,7 @@ def import_marian(path: str, out_path: str, model=None, vocabs=None, spms=None, 
     cfg = marian_convention(vocab_size=V, max_positions=max_positions, eos_id=src.eos_id, unk_id=src.unk_id,
                             pad_id=src.eos_id, tied_embeddings={"src": "none"}.get(tie, tie), **arch)
     pmap = parameter_map(cfg, tie)
-    expected = {m for m, _, _ in pmap}
+    expected = {name for name, _, _ in pmap}
     legacy = "decoder_ff_logit_out_W"  # old Marian models: the output matrix untransposed, [d, V]
     if "decoder_ff_logit_out_Wt" in expected and "decoder_ff_logit_out_Wt" not in items and legacy in items:
         if items[legacy].type not in ("float32", "float16"):
@@ -468,36 +493,47 @@ def import_marian(path: str, out_path: str, model=None, vocabs=None, spms=None, 
     if extra:
         raise MarianError(f"{what}: parameters this converter does not know: {', '.join(sorted(extra)[:8])}"
                           f"{' ...' if len(extra) > 8 else ''} (a Marian feature the engine lacks?)")
-    missing = [m for m in sorted(expected) if m not in items]
+    missing = [name for name in sorted(expected) if name not in items]
     if missing:
         raise MarianError(f"{what}: missing parameters {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''} "
                           "for the architecture its options describe")
+    if (src.table is None) != (tgt.table is None):
+        raise MarianError("one vocabulary is a .yml table and the other a SentencePiece model: not supported")
+    return _Plan(cfg, tie, pmap, expected, alphas)
 
+
+def _convert(m: _MarianModel, plan: _Plan, keep_int8: bool):
+    """Convert: Marian's items -> the engine's tensors (names, layouts, tying, vocabulary padding).
+    intgemm8 matrices stay int8 with their scale where `keep_int8`, else are dequantised.
+    Returns (tensors, scales, the number of int8 matrices kept)."""
+    what, items, cfg = m.what, m.items, plan.cfg
+    vs, vt = len(m.src), len(m.tgt)
+    V = cfg.vocab_size
     d, ffn = cfg.d_model, cfg.ffn_dim
     tensors, scales = {}, {}
     quantized = 0
-    for m, t, kind in pmap:
-        it = items[m]
+    for name, t, kind in plan.pmap:
+        it = items[name]
         f32, q = _dequantize_item(it, what)
         # Expected Marian shapes.
-        rows = {"Wemb": vs, "encoder_Wemb": vs, "decoder_Wemb": vt, "decoder_ff_logit_out_Wt": vt}.get(m)
+        rows = {"Wemb": vs, "encoder_Wemb": vs, "decoder_Wemb": vt, "decoder_ff_logit_out_Wt": vt}.get(name)
         if kind == "E":
             want = (rows, d)
         elif kind == "W":
-            out_dim = ffn if m.endswith("_W1") else d
-            in_dim = ffn if m.endswith("_W2") else d
+            out_dim = ffn if name.endswith("_W1") else d
+            in_dim = ffn if name.endswith("_W2") else d
             want = (in_dim, out_dim)
         else:
-            n = {"decoder_ff_logit_out_b": vt}.get(m, ffn if m.endswith("_b1") else d)
+            n = {"decoder_ff_logit_out_b": vt}.get(name, ffn if name.endswith("_b1") else d)
             want = (1, n)
         shape = tuple(it.shape)
         if shape != want and not (kind == "b" and shape == (want[1],)):
-            raise MarianError(f"{what}: parameter {m} has shape {list(shape)}, the options need {list(want)}")
+            raise MarianError(f"{what}: parameter {name} has shape {list(shape)}, the options need {list(want)}")
         if q is not None:
             # int8 stored in PyTorch layout already (W^T rows = outputs; embeddings as they are),
             # except the untied output matrix, whose [V, d] was transposed by marian-conv.
-            qm = q["q"].T if m == "decoder_ff_logit_out_Wt" else q["q"]
-            if q["type"] == "intgemm8" and weights in ("keep", "int8"):
+            qm = q["q"].T if name == "decoder_ff_logit_out_Wt" else q["q"]
+            if q["type"] == "intgemm8" and keep_int8:
                 tensors[t] = np.ascontiguousarray(qm.astype(np.int8))
                 tensors[t + ".scales"] = np.full(qm.shape[0], q["scale"], dtype=np.float32)
                 scales[t] = t + ".scales"
@@ -511,7 +547,7 @@ def import_marian(path: str, out_path: str, model=None, vocabs=None, spms=None, 
         else:
             arr = f32
         tensors[t] = np.ascontiguousarray(arr, dtype=np.float32)
-    if tie == "src":
+    if plan.tie == "src":
         tensors["target_embedding.weight"] = tensors["source_embedding.weight"]
         if "source_embedding.weight" in scales:
             tensors["target_embedding.weight.scales"] = tensors["source_embedding.weight.scales"]
@@ -531,67 +567,63 @@ def import_marian(path: str, out_path: str, model=None, vocabs=None, spms=None, 
             bias = tensors.get("output_bias", np.zeros(vt, dtype=np.float32))
             tensors["output_bias"] = np.concatenate([bias, np.full(V - vt, -np.inf, dtype=np.float32)])
             cfg.output_bias = True
+    return tensors, scales, quantized
 
-    # Requested storage precision.
-    if weights in ("f16", "int8", "f32"):
-        for t in list(tensors):
-            if t.endswith(".scales") or tensors[t].ndim != 2:
-                continue
-            if t in scales and weights == "int8":
-                continue
-            if t in scales:
-                full = tensors[t].astype(np.float32) * tensors.pop(scales.pop(t))[:, None]
-            else:
-                full = tensors[t]
-            if weights == "int8":
-                q8, s8 = tfm.quantize_rows_int8(full)
-                tensors[t], tensors[t + ".scales"], scales[t] = q8, s8, t + ".scales"
-            else:
-                tensors[t] = full.astype(np.float16 if weights == "f16" else np.float32)
 
-    # Tokenizer: SentencePiece models, plus the id tables for .yml vocabularies.
-    if src.table is not None or tgt.table is not None:
-        if src.table is None or tgt.table is None:
-            raise MarianError("one vocabulary is a .yml table and the other a SentencePiece model: not supported")
-        tokenizer = {"type": "sentencepiece_vocab"}
-    else:
-        tokenizer = {"type": "sentencepiece"}
-    tensors["tokenizer.source"] = np.frombuffer(src.spm_bytes, dtype=np.uint8)
-    tokenizer["source"] = "tokenizer.source"
-    if tgt.spm_bytes == src.spm_bytes:
-        tokenizer["target"] = "tokenizer.source"
-    else:
-        tensors["tokenizer.target"] = np.frombuffer(tgt.spm_bytes, dtype=np.uint8)
-        tokenizer["target"] = "tokenizer.target"
-    if tokenizer["type"] == "sentencepiece_vocab":
-        tensors["tokenizer.source_vocab"] = tfm.vocab_to_bytes(src.table)
-        tokenizer["source_vocab"] = "tokenizer.source_vocab"
-        if tgt.table == src.table:
-            tokenizer["target_vocab"] = "tokenizer.source_vocab"
-        else:
-            tensors["tokenizer.target_vocab"] = tfm.vocab_to_bytes(tgt.table)
-            tokenizer["target_vocab"] = "tokenizer.target_vocab"
+def _cast(tensors: dict, scales: dict, weights: str):
+    """Cast: the requested storage precision of every matrix (tfm.store_weight), in place; "keep"
+    leaves the converted tensors as they are."""
+    if weights == "keep":
+        return
+    for t in list(tensors):
+        if t.endswith(".scales") or tensors[t].ndim != 2:
+            continue
+        row_scales = tensors[scales[t]] if t in scales else None
+        arr, new_scales = tfm.store_weight(tensors[t], weights, row_scales)
+        if t in scales and new_scales is None:  # dequantised: its scales go
+            tensors.pop(scales.pop(t))
+        tensors[t] = arr
+        if new_scales is not None and t not in scales:
+            tensors[t + ".scales"], scales[t] = new_scales, t + ".scales"
 
-    kinds = sorted({it.type for n, it in items.items() if n in expected})
+
+def _metadata(m: _MarianModel, plan: _Plan, weights: str, quantized: int, name) -> dict:
+    """Metadata: where the model came from, which Marian options it had, its storage precision."""
+    kinds = sorted({it.type for n, it in m.items.items() if n in plan.expected})
     metadata = {
-        "name": name or os.path.splitext(os.path.basename(model_path))[0],
+        "name": name or os.path.splitext(os.path.basename(m.path))[0],
         "converted_from": "marian",
         "marian": {
-            "model": os.path.basename(model_path),
+            "model": os.path.basename(m.path),
             "item_types": kinds,
-            "vocabs": [os.path.basename(v or s) for s, v in found["sides"]],
-            "vocab_sizes": [vs, vt],
-            "embeddings": tie,
-            "options": {k: opts[k] for k in sorted(opts) if k in DEFAULTS or k in ("dim-vocabs",)},
+            "vocabs": [os.path.basename(v or s) for s, v in m.sides],
+            "vocab_sizes": [len(m.src), len(m.tgt)],
+            "embeddings": plan.tie,
+            "options": {k: m.opts[k] for k in sorted(m.opts) if k in DEFAULTS or k in ("dim-vocabs",)},
         },
         "weights": weights if weights != "keep" else ("int8" if quantized else "f32"),
     }
-    if alphas:
-        metadata["marian"]["quant_mult_a"] = alphas
-    size = tfm.write(out_path, tfm.TfmFile(cfg.to_dict(), tokenizer, tensors, metadata, scales))
-    return {"output": out_path, "bytes": size, "config": cfg, "tokenizer": tokenizer["type"],
-            "joint_vocab": joint, "quantized_matrices": quantized, "alphas": len(alphas),
-            "model": model_path}
+    if plan.alphas:
+        metadata["marian"]["quant_mult_a"] = plan.alphas
+    return metadata
+
+
+def import_marian(path: str, out_path: str, model=None, vocabs=None, spms=None, config=None,
+                  weights: str = "keep", max_positions: int = DEFAULT_MAX_POSITIONS, name=None) -> dict:
+    """Converts; returns a summary dict. Raises MarianError / MarianFormatError on bad input.
+    The steps: read, validate, convert, cast, metadata (then the tokenizer section and the file)."""
+    m = _read(path, model, vocabs, spms, config)
+    plan = _validate(m, max_positions)
+    tensors, scales, quantized = _convert(m, plan, keep_int8=weights in ("keep", "int8"))
+    _cast(tensors, scales, weights)
+    tables = m.src.table is not None
+    tokenizer = tfm.tokenizer_section(tensors, m.src.spm_bytes, m.tgt.spm_bytes,
+                                      m.src.table if tables else None, m.tgt.table if tables else None)
+    metadata = _metadata(m, plan, weights, quantized, name)
+    size = tfm.write(out_path, tfm.TfmFile(plan.cfg.to_dict(), tokenizer, tensors, metadata, scales))
+    return {"output": out_path, "bytes": size, "config": plan.cfg, "tokenizer": tokenizer["type"],
+            "joint_vocab": m.src.same_as(m.tgt), "quantized_matrices": quantized, "alphas": len(plan.alphas),
+            "model": m.path}
 
 
 # ---- export --------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """`models/tfm quantize IN.tfm -o OUT.tfm`: f32/f16 matrices -> int8 with per-row scales.
 
 Every 2-D f32 or f16 tensor becomes `i8` plus an f32 `<name>.scales` tensor (symmetric per-output-row,
-tfm.quantize_rows_int8, the same as `export --weights int8`); everything else (vectors, u8
+tfm.store_weight, the policy of `export --weights int8`); everything else (vectors, u8
 tokenizer data, tensors already int8) is copied unchanged. The config and tokenizer are kept; the
 metadata records the conversion.
 """
@@ -21,7 +21,7 @@ def quantize_file(src: str, dst: str) -> dict:
     taken = set(f.tensors)
     for name, arr in f.tensors.items():
         if arr.ndim == 2 and arr.dtype in (np.float32, np.float16) and name not in f.scales.values():
-            q, s = tfm.quantize_rows_int8(arr.astype(np.float32))
+            q, s = tfm.store_weight(arr, "int8")
             scale_name = name + ".scales"
             if scale_name in taken:
                 raise ValueError(f"{src}: cannot name the scales of {name}: {scale_name} exists")

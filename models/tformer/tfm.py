@@ -37,6 +37,60 @@ def quantize_rows_int8(w: np.ndarray):
     return q, scale
 
 
+# Storage precisions of weight matrices (export --weights, quantize, import-marian --weights).
+WEIGHT_DTYPES = ("f32", "f16", "int8")
+
+
+def store_weight(arr: np.ndarray, weights: str, scales: np.ndarray | None = None):
+    """The one storage-precision policy of export, quantize and the Marian importer: how a tensor is
+    stored at precision `weights`. Returns (array, per-row scales or None).
+
+    Matrices (2-D float or int8) are cast: "f32" and "f16" store them as such, an int8 matrix (given
+    with its row scales) dequantised first; "int8" stores per-output-row symmetric int8
+    (quantize_rows_int8), an int8 matrix as it is. Anything else (vectors, u8 bytes) is never cast:
+    the engine reads vectors in f32, and the file's bytes are not weights."""
+    if weights not in WEIGHT_DTYPES:
+        raise ValueError(f"weights must be one of {WEIGHT_DTYPES}, not {weights!r}")
+    arr = np.asarray(arr)
+    if arr.ndim != 2 or not (arr.dtype == np.int8 or np.issubdtype(arr.dtype, np.floating)):
+        return arr, None
+    if arr.dtype == np.int8:
+        if scales is None:
+            raise ValueError("an int8 matrix needs its row scales")
+        if weights == "int8":
+            return arr, scales
+        arr = arr.astype(np.float32) * scales[:, None]
+    if weights == "int8":
+        return quantize_rows_int8(arr)
+    return arr.astype(np.float16 if weights == "f16" else np.float32), None
+
+
+def tokenizer_section(tensors: dict, source_spm: bytes, target_spm: bytes | None = None,
+                      source_vocab=None, target_vocab=None) -> dict:
+    """The header's `tokenizer` object, adding its tensors to `tensors` (models/FORMAT.md):
+    SentencePiece models (`sentencepiece`), plus id -> piece tables when the vocabularies are
+    Marian's .yml ones (`sentencepiece_vocab`). A side equal to the source side is stored once."""
+    if (source_vocab is None) != (target_vocab is None):
+        raise ValueError("either both sides have an id table or neither does")
+    tokenizer = {"type": "sentencepiece" if source_vocab is None else "sentencepiece_vocab"}
+    tensors["tokenizer.source"] = np.frombuffer(source_spm, dtype=np.uint8)
+    tokenizer["source"] = "tokenizer.source"
+    if target_spm is None or target_spm == source_spm:
+        tokenizer["target"] = "tokenizer.source"
+    else:
+        tensors["tokenizer.target"] = np.frombuffer(target_spm, dtype=np.uint8)
+        tokenizer["target"] = "tokenizer.target"
+    if source_vocab is not None:
+        tensors["tokenizer.source_vocab"] = vocab_to_bytes(source_vocab)
+        tokenizer["source_vocab"] = "tokenizer.source_vocab"
+        if target_vocab == source_vocab:
+            tokenizer["target_vocab"] = "tokenizer.source_vocab"
+        else:
+            tensors["tokenizer.target_vocab"] = vocab_to_bytes(target_vocab)
+            tokenizer["target_vocab"] = "tokenizer.target_vocab"
+    return tokenizer
+
+
 def write(path: str, model: TfmFile) -> int:
     """Writes the file; returns its size in bytes."""
     entries, blobs, offset, data_end = [], [], 0, 0
