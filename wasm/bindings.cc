@@ -15,6 +15,7 @@
 //     // or s.computeOnCpu() for either
 //   }
 //   const results = s.results(); s.delete();
+//   t.plan(): what to compute and which tensors it reads (tformer/model_plan.h, camelCase);
 //   t.tensorView(name), t.positionsView(): the weights to upload.
 // The typed arrays in `need`, and the views, alias wasm memory: valid until the next call into the
 // module (memory may grow), so they are copied (e.g. by queue.writeBuffer) before any await.
@@ -312,6 +313,38 @@ class JsTranslator {
     return val(emscripten::typed_memory_view(p.size(), p.data()));
   }
 
+  // The engine's plan of the encoder and the output projection (tformer/model_plan.h) as a JS
+  // object with camelCase keys; a product the model does not have is null.
+  val plan() const {
+    const tformer::ModelPlan p = translator_.plan();
+    val js = val::object();
+    js.set("dModel", p.d_model);
+    js.set("heads", p.heads);
+    js.set("ffnDim", p.ffn_dim);
+    js.set("sourceEmbedding", p.source_embedding);
+    js.set("embeddingScale", p.embedding_scale);
+    val layers = val::array();
+    for (const tformer::EncoderLayerPlan& l : p.encoder_layers) {
+      val lj = val::object();
+      lj.set("norm", l.norm);
+      lj.set("rawSelfKv", l.raw_self_kv);
+      lj.set("qkv", linear_plan(l.qkv));
+      lj.set("q", linear_plan(l.q));
+      lj.set("kv", linear_plan(l.kv));
+      lj.set("o", linear_plan(l.o));
+      lj.set("selfAttentionNorm", norm_plan(l.self_attention_norm));
+      lj.set("ffnW1", linear_plan(l.ffn_w1));
+      lj.set("ffnW2", linear_plan(l.ffn_w2));
+      lj.set("activation", l.activation);
+      lj.set("ffnNorm", norm_plan(l.ffn_norm));
+      layers.call<void>("push", lj);
+    }
+    js.set("encoderLayers", layers);
+    js.set("encoderFinalNorm", norm_plan(p.encoder_final_norm));
+    js.set("output", linear_plan(p.output));
+    return js;
+  }
+
   val info() const {
     const tformer::ModelInfo& i = translator_.info();
     val js = val::object();
@@ -352,6 +385,29 @@ class JsTranslator {
     val out = val::array();
     for (const auto& r : results) out.call<void>("push", to_js(r, options));
     return out;
+  }
+
+  static val strings(const std::vector<std::string>& items) {
+    val out = val::array();
+    for (const std::string& s : items) out.call<void>("push", s);
+    return out;
+  }
+  static val linear_plan(const tformer::LinearPlan& p) {
+    if (p.weights.empty()) return val::null();
+    val js = val::object();
+    js.set("weights", strings(p.weights));
+    js.set("biases", strings(p.biases));
+    js.set("in", double(p.in));
+    js.set("out", double(p.out));
+    return js;
+  }
+  static val norm_plan(const tformer::NormPlan& p) {
+    if (p.weight.empty()) return val::null();
+    val js = val::object();
+    js.set("weight", p.weight);
+    js.set("bias", p.bias);
+    js.set("eps", p.eps);
+    return js;
   }
 
   // A string or an array of strings, checked.
@@ -401,6 +457,7 @@ EMSCRIPTEN_BINDINGS(tformer) {
       .function("setTextHandling", &JsTranslator::set_text_handling)
       .function("tensorView", &JsTranslator::tensor_view)
       .function("positionsView", &JsTranslator::positions_view)
+      .function("plan", &JsTranslator::plan)
       .function("info", &JsTranslator::info);
   emscripten::class_<JsSession>("TranslationSession")
       .function("next", &JsSession::next)

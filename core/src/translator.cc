@@ -121,6 +121,7 @@ class Translator::Impl {
     return out;
   }
   const std::vector<float>& positions() const { return model_->positions().table(); }
+  ModelPlan plan() const { return model_->plan(); }
 
   // The steps of a translation, used by TranslationSession (which holds mutex_ around them).
   void split_paragraph(size_t p, const std::string& text, const TranslateOptions& options, std::vector<Unit>& units) {
@@ -542,6 +543,7 @@ std::unique_ptr<TranslationSession> Translator::begin(const std::vector<std::str
 
 TensorFloats Translator::tensor_floats(const std::string& name) const { return impl_->tensor_floats(name); }
 const std::vector<float>& Translator::positions() const { return impl_->positions(); }
+ModelPlan Translator::plan() const { return impl_->plan(); }
 const ModelInfo& Translator::info() const { return impl_->info(); }
 std::string Translator::backend_name() const { return impl_->backend_name(); }
 int Translator::threads() const { return impl_->threads(); }

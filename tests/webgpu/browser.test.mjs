@@ -13,7 +13,7 @@ async function encoderCheck(base) {
   if (!runtime) return { adapter: null };
   const cfg = { heads: 4, d_model: 32, ffn_dim: 72, encoder_layers: 2, norm: 'post', activation: 'relu', layer_norm_eps: 1e-5 };
   const tensor = cpu.randomEncoderWeights(cfg, 5);
-  const encoder = await gpuModule.GpuEncoder.create(runtime, cfg, tensor);
+  const encoder = await gpuModule.GpuEncoder.create(runtime, cpu.encoderPlan(cfg), tensor);
   const [batch, length, lengths] = [2, 5, [5, 2]];
   const x = cpu.rng(3).uniform(batch * length * cfg.d_model);
   runtime.resetCounters();

@@ -218,3 +218,51 @@ export function randomEncoderWeights(cfg, seed) {
     return t;
   };
 }
+
+// The plan the engine exports (Translator.plan(), core/include/tformer/model_plan.h) for an encoder
+// of randomEncoderWeights(cfg): the tests' own statement of models/FORMAT.md's tensor names, so that
+// GpuEncoder can run configurations no model file has. session.test.mjs checks that it equals the
+// engine's plan for every fixture.
+export function encoderPlan(cfg) {
+  const d = cfg.d_model;
+  const eps = Math.fround(cfg.layer_norm_eps);
+  const linear = (names, inF, outF) => ({
+    weights: names.map((n) => `${n}.weight`), biases: names.map((n) => `${n}.bias`), in: inF, out: outF,
+  });
+  const norm = (name) => ({ weight: `${name}.weight`, bias: `${name}.bias`, eps });
+  const rawSelfKv = cfg.norm === 'pre' && Boolean(cfg.prenorm_raw_self_kv);
+  const encoderLayers = [];
+  for (let i = 0; i < cfg.encoder_layers; ++i) {
+    const p = `encoder.layers.${i}`;
+    const a = (n) => `${p}.self_attn.${n}`;
+    encoderLayers.push({
+      norm: cfg.norm === 'pre' ? 'pre' : 'post',
+      rawSelfKv,
+      qkv: rawSelfKv ? null : linear([a('q'), a('k'), a('v')], d, 3 * d),
+      q: rawSelfKv ? linear([a('q')], d, d) : null,
+      kv: rawSelfKv ? linear([a('k'), a('v')], d, 2 * d) : null,
+      o: linear([a('o')], d, d),
+      selfAttentionNorm: norm(`${p}.self_attn_norm`),
+      ffnW1: linear([`${p}.ffn.w1`], d, cfg.ffn_dim),
+      ffnW2: linear([`${p}.ffn.w2`], cfg.ffn_dim, d),
+      activation: cfg.activation,
+      ffnNorm: norm(`${p}.ffn_norm`),
+    });
+  }
+  const tied = cfg.tied_embeddings;
+  return {
+    dModel: d,
+    heads: cfg.heads,
+    ffnDim: cfg.ffn_dim,
+    sourceEmbedding: tied === 'all' ? 'embedding.weight' : 'source_embedding.weight',
+    embeddingScale: Math.fround(Math.sqrt(d)),
+    encoderLayers,
+    encoderFinalNorm: cfg.norm === 'pre' ? norm('encoder.final_norm') : null,
+    output: {
+      weights: [tied === 'none' ? 'output.weight' : tied === 'all' ? 'embedding.weight' : 'target_embedding.weight'],
+      biases: cfg.output_bias ? ['output_bias'] : [],
+      in: d,
+      out: cfg.vocab_size,
+    },
+  };
+}

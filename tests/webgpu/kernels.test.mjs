@@ -437,7 +437,7 @@ const ENCODER_CASES = [
 async function checkEncoder({ name, cfg, options = {}, bound = MAX_NMSE_ENCODER }, batch, length, lengths, layers) {
   const tensor = cpu.randomEncoderWeights(cfg, 99);
   const d = cfg.d_model;
-  const encoder = await GpuEncoder.create(runtime, cfg, tensor, options);
+  const encoder = await GpuEncoder.create(runtime, cpu.encoderPlan(cfg), tensor, options);
   const x = rand.uniform(batch * length * d);
   const valid = (row) => row % length < lengths[Math.floor(row / length)];
   const before = { ...runtime.counters };
@@ -478,7 +478,7 @@ test('encoder from token ids (embedding on the GPU) matches embedding on the CPU
   const lengths = [7, 3];
   const table = rand.uniform(vocab * cfg.d_model, -0.2, 0.2);
   const positions = rand.uniform(16 * cfg.d_model);
-  const encoder = await GpuEncoder.create(runtime, cfg, tensor, { embedding: table, positions });
+  const encoder = await GpuEncoder.create(runtime, cpu.encoderPlan(cfg), tensor, { embedding: table, positions });
   const ids = Int32Array.from({ length: batch * length }, () => rand.int(vocab));
   const out = await encoder.encode(ids, lengths, batch, length);
   const x = cpu.embed(ids, lengths, batch, length, table, positions, cfg.d_model, Math.sqrt(cfg.d_model));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tformer/error.h"
+#include "tformer/model_plan.h"
 #include "tformer/options.h"
 
 namespace tformer {
@@ -93,6 +94,10 @@ class Translator {
   TensorFloats tensor_floats(const std::string& name) const;
   // The positional encodings the engine adds, [max_positions, d_model] row-major.
   const std::vector<float>& positions() const;
+  // For an external backend: the encoder and the output projection as the engine built them
+  // (which tensors each product reads, norm placement, flags), so that it needs no copy of the
+  // model's structure.
+  ModelPlan plan() const;
 
   const ModelInfo& info() const;
   std::string backend_name() const;

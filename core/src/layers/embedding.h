@@ -15,7 +15,7 @@ class Embedding {
  public:
   Embedding() = default;
   Embedding(const ModelFile& file, const std::string& name, size_t vocab, size_t d)
-      : vocab_(vocab), d_(d), scale_(static_cast<float>(std::sqrt(double(d)))) {
+      : name_(name), vocab_(vocab), d_(d), scale_(static_cast<float>(std::sqrt(double(d)))) {
     const std::vector<int64_t> shape = {int64_t(vocab), int64_t(d)};
     if (file.is_int8(name)) {
       ModelFile::Int8Rows rows = file.int8_rows(name, shape);
@@ -47,12 +47,14 @@ class Embedding {
   const int8_t* int8_data() const { return int8_table_.data(); }   // int8 tables
   const float* scales() const { return scales_.data(); }           // int8 tables: one per row
   size_t vocab() const { return vocab_; }
+  const std::string& name() const { return name_; }  // the tensor it was read from
   float scale() const { return scale_; }  // sqrt(d_model): what the WebGPU encoder multiplies rows by
 
  private:
   std::vector<float> table_;
   std::vector<int8_t> int8_table_;
   std::vector<float> scales_;
+  std::string name_;
   size_t vocab_ = 0, d_ = 0;
   float scale_ = 1.f;
 };

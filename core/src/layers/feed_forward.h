@@ -17,6 +17,9 @@ class FeedForward {
               Activation activation);
   // x, y: [rows, d_model]; hidden: scratch, grown to rows * ffn_dim floats (never read before written).
   void operator()(const float* x, size_t rows, float* y, RawBuffer<float>& hidden) const;
+  const Linear& w1() const { return w1_; }
+  const Linear& w2() const { return w2_; }
+  Activation activation() const { return activation_; }
 
  private:
   Linear w1_, w2_;

@@ -8,6 +8,7 @@
 #include "kernels/backend.h"
 #include "kernels/ops.h"
 #include "model/model_file.h"
+#include "tformer/model_plan.h"
 
 namespace tformer {
 
@@ -17,10 +18,13 @@ class LayerNorm {
   LayerNorm(const ModelFile& file, const std::string& name, size_t d, float eps)
       : gamma_(file.floats(name + ".weight", {int64_t(d)})),
         beta_(file.floats(name + ".bias", {int64_t(d)})),
-        eps_(eps) {}
+        eps_(eps),
+        name_(name) {}
   void operator()(const float* x, size_t rows, float* y) const {
     ops::layer_norm(x, rows, gamma_.size(), gamma_.data(), beta_.data(), eps_, y);
   }
+  // Its tensors and eps, for an external backend; empty names for a norm the model lacks.
+  NormPlan plan() const { return name_.empty() ? NormPlan{} : NormPlan{name_ + ".weight", name_ + ".bias", eps_}; }
   // Post-norm's "add & norm", x = norm(x + residual), with blocks of rows on the backend's threads:
   // between two parallel matrix products it would otherwise be serial work (the same arithmetic
   // per row as add_inplace followed by operator()).
@@ -37,6 +41,7 @@ class LayerNorm {
  private:
   std::vector<float> gamma_, beta_;
   float eps_ = 1e-5f;
+  std::string name_;
 };
 
 }  // namespace tformer

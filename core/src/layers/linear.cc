@@ -2,6 +2,14 @@
 
 namespace tformer {
 
+namespace {
+std::vector<std::string> tensor_names(const std::vector<std::string>& layers, const char* suffix) {
+  std::vector<std::string> out;
+  for (const std::string& layer : layers) out.push_back(layer + suffix);
+  return out;
+}
+}  // namespace
+
 Linear::Linear(Backend& backend, const float* w, const float* b, size_t in, size_t out)
     : backend_(&backend), packed_(backend.pack_linear(w, b, in, out)) {}
 
@@ -10,7 +18,8 @@ Linear::Linear(Backend& backend, const int8_t* w, const float* scales, const flo
 
 Linear::Linear(Backend& backend, const ModelFile& file, const std::string& name, size_t in, size_t out,
                bool bias, bool relu)
-    : backend_(&backend) {
+    : backend_(&backend), weights_{name + ".weight"} {
+  if (bias) biases_ = {name + ".bias"};
   const std::vector<int64_t> shape = {int64_t(out), int64_t(in)};
   const std::vector<float> b = bias ? file.floats(name + ".bias", {int64_t(out)}) : std::vector<float>();
   if (file.is_int8(name + ".weight")) {
@@ -40,14 +49,23 @@ Linear Linear::stacked(Backend& backend, const ModelFile& file, const std::vecto
       w.insert(w.end(), wi.values, wi.values + out_each * in);
       scales.insert(scales.end(), wi.scales.begin(), wi.scales.end());
     }
-    return Linear(backend, w.data(), scales.data(), b.data(), in, out_each * names.size());
+    Linear stack(backend, w.data(), scales.data(), b.data(), in, out_each * names.size());
+    stack.set_tensor_names(tensor_names(names, ".weight"), tensor_names(names, ".bias"));
+    return stack;
   }
   std::vector<float> w;
   for (const std::string& name : names) {
     const std::vector<float> wi = file.floats(name + ".weight", shape);
     w.insert(w.end(), wi.begin(), wi.end());
   }
-  return Linear(backend, w.data(), b.data(), in, out_each * names.size());
+  Linear stack(backend, w.data(), b.data(), in, out_each * names.size());
+  stack.set_tensor_names(tensor_names(names, ".weight"), tensor_names(names, ".bias"));
+  return stack;
+}
+
+LinearPlan Linear::plan() const {
+  if (!packed_) return {};  // not built (e.g. the q of a layer whose q, k, v are stacked)
+  return LinearPlan{weights_, biases_, in(), out()};
 }
 
 }  // namespace tformer

@@ -7,6 +7,7 @@
 
 #include "kernels/backend.h"
 #include "model/model_file.h"
+#include "tformer/model_plan.h"
 
 namespace tformer {
 
@@ -30,10 +31,18 @@ class Linear {
   size_t in() const { return packed_->in(); }
   size_t out() const { return packed_->out(); }
   bool int8() const { return packed_->int8(); }
+  // The tensors it was built from, for an external backend (ModelPlan). The constructors that take
+  // a file record them; the ones that take explicit weights leave that to the caller.
+  LinearPlan plan() const;
+  void set_tensor_names(std::vector<std::string> weights, std::vector<std::string> biases) {
+    weights_ = std::move(weights);
+    biases_ = std::move(biases);
+  }
 
  private:
   Backend* backend_ = nullptr;
   std::unique_ptr<PackedLinear> packed_;
+  std::vector<std::string> weights_, biases_;  // tensor names, stacked in this order
 };
 
 }  // namespace tformer

@@ -40,6 +40,29 @@ void Encoder::self_attention(const Layer& layer, const float* query_in, const fl
   layer.self_attn.output()(heads, rows, result);
 }
 
+std::vector<EncoderLayerPlan> Encoder::layer_plans() const {
+  std::vector<EncoderLayerPlan> plans;
+  for (const Layer& layer : layers_) {
+    EncoderLayerPlan p;
+    p.norm = config_.norm == Norm::kPre ? "pre" : "post";
+    p.raw_self_kv = !layer.self_attn.shared_inputs();
+    if (p.raw_self_kv) {
+      p.q = layer.self_attn.query().plan();
+      p.kv = layer.self_attn.key_value().plan();
+    } else {
+      p.qkv = layer.self_attn.query_key_value().plan();
+    }
+    p.o = layer.self_attn.output().plan();
+    p.self_attention_norm = layer.self_attn_norm.plan();
+    p.ffn_w1 = layer.ffn.w1().plan();
+    p.ffn_w2 = layer.ffn.w2().plan();
+    p.activation = layer.ffn.activation() == Activation::kSwish ? "swish" : "relu";
+    p.ffn_norm = layer.ffn_norm.plan();
+    plans.push_back(std::move(p));
+  }
+  return plans;
+}
+
 EncoderOutput Encoder::forward(const std::vector<std::vector<int>>& sources) const {
   EncoderOutput out;
   const size_t d = size_t(config_.d_model);

@@ -11,6 +11,7 @@
 #include "layers/positional_encoding.h"
 #include "layers/residual.h"
 #include "model/config.h"
+#include "tformer/model_plan.h"
 #include "util/raw_buffer.h"
 
 namespace tformer {
@@ -30,6 +31,9 @@ class Encoder {
           const PositionalEncoding& positions);
   // sources: token ids per sentence (BOS/EOS already added), each at most max_positions long.
   EncoderOutput forward(const std::vector<std::vector<int>>& sources) const;
+  // The layers as built, for an external backend: its tensors, norm placement and flags.
+  std::vector<EncoderLayerPlan> layer_plans() const;
+  NormPlan final_norm_plan() const { return final_norm_.plan(); }
 
  private:
   struct Layer {

@@ -27,9 +27,24 @@ TransformerModel::TransformerModel(Backend& backend, const ModelFile& file) : co
   } else {
     output_ = Linear(backend, target.data(), b, d, V);  // logits = x E^T + b
   }
+  output_.set_tensor_names({c.tied_embeddings == TiedEmbeddings::kNone ? std::string("output.weight") : target.name()},
+                           c.output_bias ? std::vector<std::string>{"output_bias"} : std::vector<std::string>{});
   positions_ = PositionalEncoding(c.positional_encoding, c.max_positions, c.d_model);
   encoder_.emplace(backend, file, config_, source_embedding_, positions_);
   decoder_.emplace(backend, file, config_, target, positions_, output_);
+}
+
+ModelPlan TransformerModel::plan() const {
+  ModelPlan p;
+  p.d_model = config_.d_model;
+  p.heads = config_.heads;
+  p.ffn_dim = config_.ffn_dim;
+  p.source_embedding = source_embedding_.name();
+  p.embedding_scale = source_embedding_.scale();
+  p.encoder_layers = encoder_->layer_plans();
+  p.encoder_final_norm = encoder_->final_norm_plan();
+  p.output = output_.plan();
+  return p;
 }
 
 }  // namespace tformer

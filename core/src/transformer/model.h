@@ -25,6 +25,8 @@ class TransformerModel {
   const Encoder& encoder() const { return *encoder_; }
   const Decoder& decoder() const { return *decoder_; }
   const PositionalEncoding& positions() const { return positions_; }
+  // The encoder and the output projection as built, for an external backend (WebGPU).
+  ModelPlan plan() const;
 
  private:
   ModelConfig config_;

@@ -9,23 +9,13 @@
 //
 // Weights go up once, here: they come from the wasm module (Translator.tensorView, the engine's
 // own f32 view or dequantised copy of the model file) and positions from Translator.positionsView,
-// so nothing about the model is computed in JS. A failure of the GPU (lost device, out of memory,
+// named by the engine's plan (Translator.plan: which tensors, stacked how, norms where), so
+// nothing about the model is computed or derived in JS. A failure of the GPU (lost device, out of memory,
 // a refused submission) disables the backend: the pending request and every later one run on
 // wasm (runSession does that), and the translation completes.
 import { acquireGpu, GpuDeviceLostError, GpuOutOfMemoryError } from './runtime.js';
 import { GpuEncoder } from './encoder.js';
 import { GpuLinear, linear, logSoftmaxTopK } from './ops.js';
-
-// Where the encoder's embedding and the output projection live in a .tfm file (models/FORMAT.md).
-export function weightNames(config) {
-  const tied = config.tied_embeddings;
-  const target = tied === 'all' ? 'embedding.weight' : 'target_embedding.weight';
-  return {
-    sourceEmbedding: tied === 'all' ? 'embedding.weight' : 'source_embedding.weight',
-    output: tied === 'none' ? 'output.weight' : target, // [vocab, d]: nn.Linear's [out, in]
-    outputBias: config.output_bias ? 'output_bias' : null,
-  };
-}
 
 export class WebGpuBackend {
   // translator: a wasm Module.Translator. Options:
@@ -45,19 +35,20 @@ export class WebGpuBackend {
       return null;
     }
     const { config } = translator.info();
-    const names = weightNames(config);
+    // What to compute, tensor names included, as the engine built it (C++ owns the model's structure).
+    const plan = translator.plan();
     // Views of wasm memory are valid until the next call into the module: each is copied at once.
     const tensor = (name) => translator.tensorView(name).slice();
     let encoder = null;
     let projection = null;
     try {
-      encoder = await GpuEncoder.create(runtime, config, tensor, {
-        embedding: tensor(names.sourceEmbedding),
+      encoder = await GpuEncoder.create(runtime, plan, tensor, {
+        embedding: tensor(plan.sourceEmbedding),
         positions: translator.positionsView().slice(),
       });
+      const out = plan.output; // one weight [vocab, d]: nn.Linear's [out, in]
       projection = await runtime.guardMemory('the output projection', () => new GpuLinear(runtime,
-        tensor(names.output), names.outputBias ? tensor(names.outputBias) : null, config.d_model, config.vocab_size,
-        { label: 'output' }));
+        tensor(out.weights[0]), out.biases.length ? tensor(out.biases[0]) : null, out.in, out.out, { label: 'output' }));
     } catch (error) {
       if (!(error instanceof GpuOutOfMemoryError) && !(error instanceof GpuDeviceLostError)) throw error;
       encoder?.destroy();

@@ -1,13 +1,14 @@
 // The Transformer encoder as a GPU schedule: weights uploaded once, activations kept on the GPU
 // from the embedding to the last layer, the whole stack recorded into ONE submission with ONE
-// readback. The math is the PyTorch reference's (models/tformer/model.py, EncoderLayer):
-//   post-norm: x = LN(x + SelfAttn(x));           x = LN(x + FFN(x))
-//   pre-norm:  x = x + SelfAttn(LN(x)) [keys/values from raw x when prenorm_raw_self_kv];
-//              x = x + FFN(LN(x)); a final LN after the last layer.
-// This file only orders kernel dispatches; it computes nothing itself.
+// readback. What to compute comes from the engine: the plan (Translator.plan(), filled by the C++
+// core from the layers it built; core/include/tformer/model_plan.h) names each product's tensors
+// (q, k, v stacked or not), each norm's place and eps, the activation and the embedding scale.
+// Each sublayer is residualSublayer():
+//   post-norm: x = LN(x + f(x));  pre-norm: x = x + f(LN(x)) [keys/values from raw x when rawSelfKv]
+// This file only orders kernel dispatches; it computes nothing itself and knows no tensor name.
 import { GpuLinear, linear, attention, layerNorm, activate, addInPlace, embed } from './ops.js';
 
-function stackRows(...matrices) {
+function stackRows(matrices) {
   const out = new Float32Array(matrices.reduce((n, m) => n + m.length, 0));
   let at = 0;
   for (const m of matrices) {
@@ -17,57 +18,42 @@ function stackRows(...matrices) {
   return out;
 }
 
-// `config`: the model's config object as in the .tfm header (snake_case keys of
-// models/tformer/config.py). `tensor(name)`: returns the named weight as a Float32Array
-// (names as in models/FORMAT.md, e.g. "encoder.layers.0.self_attn.q.weight").
+// `plan`: the engine's plan (Translator.plan()). `tensor(name)`: returns the named weight as a
+// Float32Array.
 export class GpuEncoder {
-  static async create(runtime, config, tensor, options = {}) {
-    return runtime.guardMemory('encoder weights', () => new GpuEncoder(runtime, config, tensor, options));
+  static async create(runtime, plan, tensor, options = {}) {
+    return runtime.guardMemory('encoder weights', () => new GpuEncoder(runtime, plan, tensor, options));
   }
 
   // options.embedding: Float32Array [vocab, d] and options.positions: Float32Array [max_positions, d]
   // let `encode` take token ids (the embedding runs on the GPU too); without them it takes
   // embedded inputs. options.fused = false runs residual adds and activations as their own
   // kernels (slower; used by tests to check those kernels inside a layer).
-  constructor(runtime, config, tensor, { embedding = null, positions = null, fused = true, f16 } = {}) {
-    const d = config.d_model;
-    if (d % config.heads !== 0) throw new Error(`d_model ${d} is not a multiple of heads ${config.heads}`);
+  constructor(runtime, plan, tensor, { embedding = null, positions = null, fused = true, f16 } = {}) {
+    const d = plan.dModel;
+    if (d % plan.heads !== 0) throw new Error(`d_model ${d} is not a multiple of heads ${plan.heads}`);
     this.runtime = runtime;
-    this.config = config;
     this.d = d;
-    this.heads = config.heads;
-    this.ffn = config.ffn_dim;
-    this.pre = config.norm === 'pre';
-    this.rawKv = this.pre && Boolean(config.prenorm_raw_self_kv);
-    this.eps = config.layer_norm_eps;
-    this.activation = config.activation;
+    this.heads = plan.heads;
+    this.ffn = plan.ffnDim;
+    this.embeddingScale = plan.embeddingScale;
     this.fused = fused;
-    const upload = (name) => runtime.upload(tensor(name), name);
-    const lin = (w, b, inF, outF, label) => new GpuLinear(runtime, w, b, inF, outF, { f16, label });
-    this.layers = [];
-    for (let i = 0; i < config.encoder_layers; ++i) {
-      const p = `encoder.layers.${i}`;
-      const a = `${p}.self_attn`;
-      const w = (n) => tensor(`${a}.${n}.weight`);
-      const b = (n) => tensor(`${a}.${n}.bias`);
-      const layer = {
-        o: lin(w('o'), b('o'), d, d, `${a}.o`),
-        norm1: { gamma: upload(`${p}.self_attn_norm.weight`), beta: upload(`${p}.self_attn_norm.bias`) },
-        w1: lin(tensor(`${p}.ffn.w1.weight`), tensor(`${p}.ffn.w1.bias`), d, this.ffn, `${p}.ffn.w1`),
-        w2: lin(tensor(`${p}.ffn.w2.weight`), tensor(`${p}.ffn.w2.bias`), this.ffn, d, `${p}.ffn.w2`),
-        norm2: { gamma: upload(`${p}.ffn_norm.weight`), beta: upload(`${p}.ffn_norm.bias`) },
-      };
-      // One product for q, k and v (or k and v) instead of three: fewer dispatches, one read of x.
-      if (this.rawKv) {
-        layer.q = lin(w('q'), b('q'), d, d, `${a}.q`);
-        layer.kv = lin(stackRows(w('k'), w('v')), stackRows(b('k'), b('v')), d, 2 * d, `${a}.kv`);
-      } else {
-        layer.qkv = lin(stackRows(w('q'), w('k'), w('v')), stackRows(b('q'), b('k'), b('v')), d, 3 * d, `${a}.qkv`);
-      }
-      this.layers.push(layer);
-    }
-    if (this.pre)
-      this.finalNorm = { gamma: upload('encoder.final_norm.weight'), beta: upload('encoder.final_norm.bias') };
+    // A product of the plan: its weights (several stacked into one product: fewer dispatches, one
+    // read of x) uploaded as one matrix.
+    const lin = (p) => p && new GpuLinear(runtime, stackRows(p.weights.map(tensor)),
+      p.biases.length ? stackRows(p.biases.map(tensor)) : null, p.in, p.out, { f16, label: p.weights.join('+') });
+    const norm = (p) => p && { gamma: runtime.upload(tensor(p.weight), p.weight), beta: runtime.upload(tensor(p.bias), p.bias), eps: p.eps };
+    this.layers = plan.encoderLayers.map((p) => ({
+      pre: p.norm === 'pre',
+      rawKv: p.rawSelfKv,
+      activation: p.activation,
+      weights: Object.fromEntries(Object.entries({
+        qkv: lin(p.qkv), q: lin(p.q), kv: lin(p.kv), o: lin(p.o), norm1: norm(p.selfAttentionNorm),
+        w1: lin(p.ffnW1), w2: lin(p.ffnW2), norm2: norm(p.ffnNorm),
+      }).filter(([, part]) => part)),
+    }));
+    this.rawKv = this.layers.some((layer) => layer.rawKv);
+    this.finalNorm = norm(plan.encoderFinalNorm);
     if (embedding) {
       if (!positions) throw new Error('GpuEncoder: an embedding table needs the positional table too');
       this.embedding = runtime.upload(embedding, 'source_embedding');
@@ -120,55 +106,59 @@ export class GpuEncoder {
     const shape = { batch, heads: this.heads, headDim: d / this.heads, queries: length, keys: length };
     let x = s.x;
     let h = s.h;
+    // f's last product writes `out` with the residual added (fused into the product, or a kernel
+    // of its own).
     const residualLinear = (lin, input, out, residual) => {
       if (this.fused) return linear(rec, lin, input, rows, out, { residual });
       linear(rec, lin, input, rows, out);
       addInPlace(rec, out, residual, rows * d);
     };
-    const feedForward = (layer, input, out, residual) => {
-      if (this.fused) {
-        linear(rec, layer.w1, input, rows, s.hidden, { activation: this.activation });
+    // The one residual sublayer of the C++ core's layers/residual.h, with x and h swapped as
+    // buffers: f(input, raw, out, residual) records the sublayer, its last product adding `residual`.
+    const residualSublayer = (pre, norm, f) => {
+      if (pre) {
+        layerNorm(rec, x, rows, d, norm.gamma, norm.beta, norm.eps, s.normed);
+        f(s.normed, x, h, x);
+        [x, h] = [h, x];
       } else {
-        linear(rec, layer.w1, input, rows, s.hidden);
-        activate(rec, s.hidden, rows * this.ffn, this.activation);
+        f(x, x, h, x);
+        layerNorm(rec, h, rows, d, norm.gamma, norm.beta, norm.eps, x);
       }
-      residualLinear(layer.w2, s.hidden, out, residual);
     };
-    const selfAttention = (layer, queryIn, kvIn) => {
+    const selfAttention = (layer) => (input, raw, out, residual) => {
+      const w = layer.weights;
       let q, k, v;
-      if (this.rawKv) {
-        linear(rec, layer.q, queryIn, rows, s.q);
-        linear(rec, layer.kv, kvIn, rows, s.qkv);
+      if (layer.rawKv) {
+        linear(rec, w.q, input, rows, s.q);
+        linear(rec, w.kv, raw, rows, s.qkv);
         q = { tensor: s.q, stride: d, offset: 0 };
         k = { tensor: s.qkv, stride: 2 * d, offset: 0 };
         v = { tensor: s.qkv, stride: 2 * d, offset: d };
       } else {
-        linear(rec, layer.qkv, queryIn, rows, s.qkv);
+        linear(rec, w.qkv, input, rows, s.qkv);
         q = { tensor: s.qkv, stride: 3 * d, offset: 0 };
         k = { tensor: s.qkv, stride: 3 * d, offset: d };
         v = { tensor: s.qkv, stride: 3 * d, offset: 2 * d };
       }
       attention(rec, shape, q, k, v, s.lengths, s.scores, { tensor: s.context, stride: d, offset: 0 });
+      residualLinear(w.o, s.context, out, residual);
+    };
+    const feedForward = (layer) => (input, raw, out, residual) => {
+      const w = layer.weights;
+      if (this.fused) {
+        linear(rec, w.w1, input, rows, s.hidden, { activation: layer.activation });
+      } else {
+        linear(rec, w.w1, input, rows, s.hidden);
+        activate(rec, s.hidden, rows * this.ffn, layer.activation);
+      }
+      residualLinear(w.w2, s.hidden, out, residual);
     };
     for (const layer of layers) {
-      if (this.pre) {
-        layerNorm(rec, x, rows, d, layer.norm1.gamma, layer.norm1.beta, this.eps, s.normed);
-        selfAttention(layer, s.normed, this.rawKv ? x : s.normed);
-        residualLinear(layer.o, s.context, h, x);
-        [x, h] = [h, x];
-        layerNorm(rec, x, rows, d, layer.norm2.gamma, layer.norm2.beta, this.eps, s.normed);
-        feedForward(layer, s.normed, h, x);
-        [x, h] = [h, x];
-      } else {
-        selfAttention(layer, x, x);
-        residualLinear(layer.o, s.context, h, x);
-        layerNorm(rec, h, rows, d, layer.norm1.gamma, layer.norm1.beta, this.eps, x);
-        feedForward(layer, x, h, x);
-        layerNorm(rec, h, rows, d, layer.norm2.gamma, layer.norm2.beta, this.eps, x);
-      }
+      residualSublayer(layer.pre, layer.weights.norm1, selfAttention(layer));
+      residualSublayer(layer.pre, layer.weights.norm2, feedForward(layer));
     }
-    if (this.pre && layers.length === this.layers.length) {
-      layerNorm(rec, x, rows, d, this.finalNorm.gamma, this.finalNorm.beta, this.eps, h);
+    if (this.finalNorm && layers.length === this.layers.length) {
+      layerNorm(rec, x, rows, d, this.finalNorm.gamma, this.finalNorm.beta, this.finalNorm.eps, h);
       [x, h] = [h, x];
     }
     return x;
@@ -201,7 +191,7 @@ export class GpuEncoder {
       if (length > this.maxPositions) throw new Error(`encode: length ${length} exceeds ${this.maxPositions} positions`);
       if (input.length !== batch * length) throw new Error(`encode: ${input.length} ids for ${batch} x ${length}`);
       rt.write(s.ids, input);
-      embed(rec, s.ids, s.lengths, batch, length, this.embedding, this.positions, this.d, Math.sqrt(this.d), s.x);
+      embed(rec, s.ids, s.lengths, batch, length, this.embedding, this.positions, this.d, this.embeddingScale, s.x);
     } else {
       if (input.length !== batch * length * this.d)
         throw new Error(`encode: ${input.length} floats for ${batch} x ${length} x ${this.d}`);
@@ -214,14 +204,14 @@ export class GpuEncoder {
   get weightBytes() {
     let n = 0;
     for (const layer of this.layers)
-      for (const part of Object.values(layer))
+      for (const part of Object.values(layer.weights))
         n += part.bytes ?? (part.gamma.bytes + part.beta.bytes);
     return n;
   }
 
   destroy() {
     for (const layer of this.layers)
-      for (const part of Object.values(layer)) {
+      for (const part of Object.values(layer.weights)) {
         if (part.destroy) part.destroy();
         else { part.gamma.destroy(); part.beta.destroy(); }
       }

@@ -5,6 +5,6 @@ export {
   GpuLinear, linear, logSoftmaxTopK, attention, attentionScores, attentionValues, softmaxRows, layerNorm, activate, addInPlace, embed,
 } from './ops.js';
 export { GpuEncoder } from './encoder.js';
-export { WebGpuBackend, weightNames } from './backend.js';
+export { WebGpuBackend } from './backend.js';
 export { runSession } from './run_session.js';
 export { f32ToF16Bits, f16BitsToF32, toF16Rows } from './half.js';
