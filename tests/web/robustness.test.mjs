@@ -84,6 +84,14 @@ for (const variant of ['threaded', 'single']) {
   });
 }
 
+test('a directory or a missing path as the model: the path and the OS\'s reason', { timeout: BOUND_MS }, async () => {
+  const dir = path.join(repoRoot, 'tests', 'fixtures', 'marian');
+  await assert.rejects(bounded(pkg.Translator.create({ model: dir }), 'a directory'),
+    (e) => e.message.includes(dir) && /EISDIR|directory/.test(e.message));
+  await assert.rejects(bounded(pkg.Translator.create({ model: '/nonexistent/model.tfm' }), 'a missing file'),
+    (e) => e.message.includes('/nonexistent/model.tfm') && /ENOENT|no such file/i.test(e.message));
+});
+
 test('limits: characters per input and tokens per sentence, configurable, with clear errors', { timeout: 4 * BOUND_MS }, async () => {
   const t = await pkg.Translator.create({ model: fixtureBytes('marian'), threads: 1 });
   open.push(t);
