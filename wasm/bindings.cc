@@ -43,7 +43,7 @@ struct JsOptions {
   bool returnScores = true;
   bool returnAlignment = false;
   bool splitSentences = true;
-  int maxInputChars = 100000;  // characters per input text; 0 = no limit
+  int maxInputChars = int(tformer::TranslateOptions().max_input_chars);  // per input text; 0 = no limit
   int maxSentenceTokens = 0;   // tokens per sentence piece; 0 = the model's limit
 };
 
@@ -437,6 +437,15 @@ class JsTranslator {
 
 JsOptions default_options() { return JsOptions{}; }
 
+// The engine's limits that the npm package checks up front (web/src/options.js), read from here so
+// that they are written once, in C++.
+val limits() {
+  val js = val::object();
+  js.set("maxBeam", tformer::kMaxBeamSize);
+  js.set("defaultMaxInputChars", double(tformer::TranslateOptions().max_input_chars));
+  return js;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(tformer) {
@@ -450,6 +459,7 @@ EMSCRIPTEN_BINDINGS(tformer) {
       .field("maxInputChars", &JsOptions::maxInputChars)
       .field("maxSentenceTokens", &JsOptions::maxSentenceTokens);
   emscripten::function("defaultOptions", &default_options);
+  emscripten::function("limits", &limits);
   emscripten::class_<JsTranslator>("Translator")
       .constructor(&JsTranslator::create, emscripten::allow_raw_pointers())
       .function("translate", &JsTranslator::translate)

@@ -37,7 +37,8 @@ std::string number(double x) {
 
 void validate(const TranslateOptions& o) {
   auto bad = [](const std::string& m) { throw Error("invalid translate options: " + m); };
-  if (o.beam_size < 1 || o.beam_size > 64) bad("beam size must be between 1 and 64 (got " + std::to_string(o.beam_size) + ")");
+  if (o.beam_size < 1 || o.beam_size > kMaxBeamSize)
+    bad("beam size must be between 1 and " + std::to_string(kMaxBeamSize) + " (got " + std::to_string(o.beam_size) + ")");
   if (o.nbest < 1 || o.nbest > o.beam_size)
     bad("nbest must be between 1 and the beam size " + std::to_string(o.beam_size) + " (got " + std::to_string(o.nbest) + ")");
   if (!std::isfinite(o.length_penalty) || o.length_penalty < 0 || o.length_penalty > 10)

@@ -199,6 +199,8 @@ test('bad input: clear errors, and the translator keeps working', async () => {
   await assert.rejects(t.translate('x', { beam: '4' }), { name: 'TypeError', message: "translate: option 'beam' must be an integer (got the string \"4\")" });
   await assert.rejects(t.translate('x', { beam: 2.5 }), /option 'beam' must be an integer/);
   await assert.rejects(t.translate('x', { beam: 0 }), { name: 'RangeError', message: /between 1 and 64 \(got 0\)/ });
+  // The upper bound is the engine's (kMaxBeamSize, read through Module.limits()), checked up front.
+  await assert.rejects(t.translate('x', { beam: 65 }), { name: 'RangeError', message: /option 'beam' must be between 1 and 64 \(got 65\)/ });
   await assert.rejects(t.translate('x', { beam: 2, nbest: 3 }), /'nbest' \(3\) cannot exceed 'beam' \(2\)/);
   await assert.rejects(t.translate('x', { alignment: 'yes' }), /option 'alignment' must be true or false/);
   await assert.rejects(t.translate('x', { beamSize: 4 }), /unknown option 'beamSize' \(known: beam, maxLength/);

@@ -137,6 +137,8 @@ export class Engine {
       adapter: adapterName(this.adapter),
       gpu: this.gpuInfo,
       warnings: [...this.warnings],
+      // The engine's own limits (wasm/bindings.cc limits()), which translate() checks up front.
+      limits: this.module.limits(),
       memory: {
         // wasm memory (model file, packed weights, caches); GPU memory of the uploaded weights
         wasmBytes: this.module.HEAPU8?.buffer.byteLength ?? null,

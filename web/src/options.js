@@ -6,9 +6,6 @@ import { BACKENDS, VARIANTS, MAX_THREADS } from './select.js';
 const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant', 'onProgress', 'onFallback', 'cache', 'signal', 'wasmBase'];
 const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'maxInputChars', 'maxSentenceTokens', 'passthrough',
   'repetitionGuard', 'signal'];
-// Limits of one request (the engine's TranslateOptions): longer inputs are refused, longer
-// sentences are cut into pieces. 0 lifts the first; 0 gives the second the model's own limit.
-export const DEFAULT_MAX_INPUT_CHARS = 100000;
 
 function checkKeys(what, options, known) {
   if (options === undefined || options === null) return {};
@@ -88,12 +85,17 @@ export function checkCreateOptions(options) {
   return o;
 }
 
-/** The public translate() options -> the binding's complete TranslateOptions value object. */
-export function engineOptions(options) {
+/**
+ * The public translate() options -> the binding's complete TranslateOptions value object.
+ * `limits`: the engine's (Module.limits(): maxBeam, defaultMaxInputChars), not a copy of them.
+ * maxInputChars limits the characters of one request's text (0 lifts it); maxSentenceTokens cuts
+ * longer sentences into pieces (0: the model's own limit).
+ */
+export function engineOptions(options, limits) {
   const what = 'translate';
   const o = checkKeys(what, options, TRANSLATE_KEYS);
-  const beam = o.beam === undefined ? 1 : integer(what, 'beam', o.beam, 1, 64);
-  const nbest = o.nbest === undefined ? 1 : integer(what, 'nbest', o.nbest, 1, 64);
+  const beam = o.beam === undefined ? 1 : integer(what, 'beam', o.beam, 1, limits.maxBeam);
+  const nbest = o.nbest === undefined ? 1 : integer(what, 'nbest', o.nbest, 1, limits.maxBeam);
   if (nbest > beam) throw new RangeError(`${what}: option 'nbest' (${nbest}) cannot exceed 'beam' (${beam})`);
   return {
     beam,
@@ -102,7 +104,7 @@ export function engineOptions(options) {
     returnScores: true,
     returnAlignment: o.alignment === undefined ? false : boolean(what, 'alignment', o.alignment),
     splitSentences: o.splitSentences === undefined ? true : boolean(what, 'splitSentences', o.splitSentences),
-    maxInputChars: o.maxInputChars === undefined ? DEFAULT_MAX_INPUT_CHARS
+    maxInputChars: o.maxInputChars === undefined ? limits.defaultMaxInputChars
       : integer(what, 'maxInputChars', o.maxInputChars, 0, 2 ** 31 - 1),
     maxSentenceTokens: o.maxSentenceTokens === undefined ? 0
       : integer(what, 'maxSentenceTokens', o.maxSentenceTokens, 0, 2 ** 31 - 1),

@@ -138,14 +138,15 @@ export class Translator {
       },
       files,
     };
-    translator = new Translator(host, info, o.onFallback);
+    translator = new Translator(host, info, o.onFallback, engine.limits);
     for (const message of early) translator.fellBack(message);
     return translator;
   }
 
   /** @private use Translator.create */
-  constructor(host, info, onFallback) {
+  constructor(host, info, onFallback, limits) {
     this.host = host;
+    this.limits = limits;  // the engine's (options.js checks against them)
     this.queue = new RequestQueue();
     this.disposed = false;
     this.details = info;
@@ -181,7 +182,7 @@ export class Translator {
       const { list, single } = checkTexts(text);
       checkUnicode(list);
       const signal = checkSignal('translate', options?.signal);
-      const engine = engineOptions(options);
+      const engine = engineOptions(options, this.limits);
       const run = async ({ queuedMs, enqueued }) => {
         const { results, translateMs, backend, gpu } = await this.host.translate(list, engine);
         const totalMs = performance.now() - enqueued;

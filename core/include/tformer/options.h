@@ -6,6 +6,10 @@
 
 namespace tformer {
 
+// The most hypotheses a beam may keep (beam_size, and so nbest). Stated once: the engine checks it
+// and the npm package reads it from the engine (Module.limits()) to check options up front.
+constexpr int kMaxBeamSize = 64;
+
 struct TranslateOptions {
   int beam_size = 1;              // 1 = greedy
   int nbest = 1;                  // hypotheses kept per sentence (<= beam_size)
