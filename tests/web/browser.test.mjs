@@ -11,24 +11,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { repoRoot, webDir, nativeCli, requireDist } from './helpers.mjs';
+import { CHROMIUM, browserTestProblems, nativeCli, playwrightChromium, repoRoot, requireDist, screenshots, webDir } from './helpers.mjs';
 import { startServer } from '../../web/scripts/serve.mjs';
 
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const SENTENCE = process.env.TFORMER_E2E_SENTENCE || 'Ein Mann fährt Fahrrad.';
-const shots = path.join(repoRoot, 'build-web', 'screenshots');
-let chromium = null;
-try {
-  ({ chromium } = createRequire(path.join(webDir, 'package.json'))('playwright-core'));
-} catch { /* reported below */ }
-// Missing tools fail the suite rather than skip it: .ci/run installs them.
-const problems = [
-  !existsSync(CHROMIUM) && `no ${CHROMIUM} (apt-get install chromium)`,
-  !chromium && 'npm playwright-core is not installed in web/node_modules (npm ci in web/)',
-  !existsSync(nativeCli) && `no native CLI at ${nativeCli} (cmake --build build)`,
-].filter(Boolean);
+const shots = screenshots;
+const chromium = playwrightChromium();
+const problems = browserTestProblems(chromium);
 
 function nativeTranslation(modelFile, text) {
   return execFileSync(nativeCli, ['translate', '-m', modelFile], { input: `${text}\n`, encoding: 'utf8' }).replace(/\n$/, '');

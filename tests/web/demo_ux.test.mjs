@@ -11,23 +11,15 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fixturePath, nativeCli, repoRoot, requireDist, webDir, withMetadata } from './helpers.mjs';
+import { CHROMIUM, browserTestProblems, fixturePath, nativeCli, playwrightChromium, repoRoot, requireDist, screenshots, webDir,
+  withMetadata } from './helpers.mjs';
 import { startServer } from '../../web/scripts/serve.mjs';
 
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const shots = path.join(repoRoot, 'build-web', 'screenshots');
-let chromium = null;
-try {
-  ({ chromium } = createRequire(path.join(webDir, 'package.json'))('playwright-core'));
-} catch { /* reported below */ }
-const problems = [
-  !existsSync(CHROMIUM) && `no ${CHROMIUM} (apt-get install chromium)`,
-  !chromium && 'npm playwright-core is not installed in web/node_modules (npm ci in web/)',
-  !existsSync(nativeCli) && `no native CLI at ${nativeCli} (cmake --build build)`,
-].filter(Boolean);
+const shots = screenshots;
+const chromium = playwrightChromium();
+const problems = browserTestProblems(chromium);
 
 // Test model folders made from the fixtures (random weights, fast): fx.deen with an int8 variant
 // that eval.json makes the default, and fx.ende (the reverse direction, for swap).

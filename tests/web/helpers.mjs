@@ -1,11 +1,35 @@
 // Shared by the tests of the npm package (tests/web/*.test.mjs).
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const webDir = path.join(repoRoot, 'web');
 export const nativeCli = process.env.TFORMER_NATIVE_CLI || path.join(repoRoot, 'build', 'tformer');
+
+// Headless Chromium driven by npm playwright-core (the browser tests). Missing tools fail a suite
+// rather than skip it: .ci/run installs them.
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export const screenshots = path.join(repoRoot, 'build-web', 'screenshots');
+
+/** playwright-core's chromium launcher from web/node_modules, or null when it is not installed. */
+export function playwrightChromium() {
+  try {
+    return createRequire(path.join(webDir, 'package.json'))('playwright-core').chromium;
+  } catch {
+    return null;
+  }
+}
+
+/** What a browser test lacks (Chromium, playwright-core, the native CLI), as messages. */
+export function browserTestProblems(chromium) {
+  return [
+    !existsSync(CHROMIUM) && `no ${CHROMIUM} (apt-get install chromium)`,
+    !chromium && 'npm playwright-core is not installed in web/node_modules (npm ci in web/)',
+    !existsSync(nativeCli) && `no native CLI at ${nativeCli} (cmake --build build)`,
+  ].filter(Boolean);
+}
 
 export function fixturePath(name, file = 'model.tfm') {
   return path.join(repoRoot, 'tests', 'fixtures', name, file);
@@ -48,14 +72,13 @@ export class MemoryCache {
   }
 }
 
-// A .tfm file with other metadata: the header is rewritten and the data section re-aligned to
+// A .tfm file whose JSON header text is replaced by edit(text): the data section is re-aligned to
 // 64 bytes (models/FORMAT.md); tensor offsets are relative to the data section, so they hold.
-export function withMetadata(bytes, metadata) {
+export function withHeaderText(bytes, edit) {
   const view = Buffer.from(bytes);
   const length = Number(view.readBigUInt64LE(16));
-  const header = JSON.parse(view.toString('utf8', 24, 24 + length));
   const data = view.subarray(Math.ceil((24 + length) / 64) * 64);
-  const json = Buffer.from(JSON.stringify({ ...header, metadata }));
+  const json = Buffer.from(edit(view.toString('utf8', 24, 24 + length)));
   const start = Math.ceil((24 + json.length) / 64) * 64;
   const out = Buffer.alloc(start + data.length);
   view.copy(out, 0, 0, 16);
@@ -63,4 +86,9 @@ export function withMetadata(bytes, metadata) {
   json.copy(out, 24);
   data.copy(out, start);
   return out;
+}
+
+// A .tfm file with other metadata.
+export function withMetadata(bytes, metadata) {
+  return withHeaderText(bytes, (text) => JSON.stringify({ ...JSON.parse(text), metadata }));
 }

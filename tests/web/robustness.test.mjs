@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { fixtureBytes, importPackage, repoRoot } from './helpers.mjs';
+import { fixtureBytes, importPackage, repoRoot, withHeaderText as editHeaderText } from './helpers.mjs';
 
 let pkg;
 const open = [];
@@ -20,20 +20,7 @@ after(() => { for (const t of open) t.dispose(); });
 const BOUND_MS = 60000;  // each case settles well within this
 
 // A fixture with its JSON header replaced (the tensor data kept, re-aligned to 64 bytes).
-function withHeaderText(bytes, edit) {
-  const view = Buffer.from(bytes);
-  const length = Number(view.readBigUInt64LE(16));
-  const text = edit(view.toString('utf8', 24, 24 + length));
-  const data = view.subarray(Math.ceil((24 + length) / 64) * 64);
-  const json = Buffer.from(text);
-  const start = Math.ceil((24 + json.length) / 64) * 64;
-  const out = Buffer.alloc(start + data.length);
-  view.copy(out, 0, 0, 16);
-  out.writeBigUInt64LE(BigInt(json.length), 16);
-  json.copy(out, 24);
-  data.copy(out, start);
-  return new Uint8Array(out);
-}
+const withHeaderText = (bytes, edit) => new Uint8Array(editHeaderText(bytes, edit));
 
 const withHeader = (bytes, edit) => withHeaderText(bytes, (text) => {
   const header = JSON.parse(text);
