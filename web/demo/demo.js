@@ -1,6 +1,7 @@
 // The demo page: pick a direction from the model registry, type, and read the translation and
 // the attention behind it. Everything runs through the package's public API (../src/index.js).
 import { Translator, loadRegistry, withVariant, describeAdapter } from '../src/index.js';
+import { paragraphAlignment } from '../src/alignment.js';
 import { drawHeatmap } from './heatmap.js';
 import { renderMarkdown } from './markdown.js';
 
@@ -392,21 +393,6 @@ function chunksOf(text, lang) {
   return chunks;
 }
 
-// One matrix for the heat map from the sentences of several results (as the engine builds a
-// paragraph's: each sentence a block on the diagonal).
-function joinAlignments(sentences) {
-  const src = sentences.flatMap((s) => s.alignment.sourcePieces), tgt = sentences.flatMap((s) => s.alignment.targetPieces);
-  const weights = new Float32Array(src.length * tgt.length);
-  let r0 = 0, c0 = 0;
-  for (const { alignment: a } of sentences) {
-    const rows = a.targetPieces.length, cols = a.sourcePieces.length;
-    for (let r = 0; r < rows; r++) weights.set(a.weights.subarray(r * cols, (r + 1) * cols), (r0 + r) * src.length + c0);
-    r0 += rows;
-    c0 += cols;
-  }
-  return { sourcePieces: src, targetPieces: tgt, weights };
-}
-
 function showWork(done, total, j) {
   ui.work.hidden = false;
   ui.workProgress.max = total;
@@ -480,7 +466,7 @@ async function runJob(j) {
         (backend === 'webgpu' && softwareGpu ? ' (software adapter: slow)' : '')
       : '';
     if (results.length === 1) drawHeatmap(ui.heatmap, results[0].alignment, results[0].sentences.map((s) => ({ rows: s.targetPieces.length, cols: s.sourcePieces.length })));
-    else drawHeatmap(ui.heatmap, joinAlignments(sentences), sentences.map((s) => ({ rows: s.targetPieces.length, cols: s.sourcePieces.length })));
+    else drawHeatmap(ui.heatmap, paragraphAlignment(sentences), sentences.map((s) => ({ rows: s.targetPieces.length, cols: s.sourcePieces.length })));
     setState('done');
   } finally {
     clearTimeout(slow);

@@ -9,6 +9,7 @@
 // translation completes. `onFallback` (set by the Worker) reports it once.
 import { decideBackend, adapterName } from './select.js';
 import { isNode } from './environment.js';
+import { paragraphAlignment } from './alignment.js';
 import { WebGpuBackend } from './webgpu/backend.js';
 import { runSession } from './webgpu/run_session.js';
 
@@ -260,23 +261,6 @@ function alignmentOf(s) {
     targetPieces: s.targetPieces,
     weights: s.alignment,  // Float32Array, row-major [targetPieces.length x sourcePieces.length]
   };
-}
-
-// A paragraph's alignment: its sentences' matrices on the diagonal of one matrix, so that a whole
-// input can be drawn at once (weights between different sentences are 0).
-function paragraphAlignment(sentences) {
-  if (sentences.length === 1) return sentences[0].alignment;
-  const sourcePieces = sentences.flatMap((s) => s.alignment.sourcePieces);
-  const targetPieces = sentences.flatMap((s) => s.alignment.targetPieces);
-  const weights = new Float32Array(sourcePieces.length * targetPieces.length);
-  let row0 = 0, col0 = 0;
-  for (const { alignment: a } of sentences) {
-    const rows = a.targetPieces.length, cols = a.sourcePieces.length;
-    for (let r = 0; r < rows; r++) weights.set(a.weights.subarray(r * cols, (r + 1) * cols), (row0 + r) * sourcePieces.length + col0);
-    row0 += rows;
-    col0 += cols;
-  }
-  return { sourcePieces, targetPieces, weights };
 }
 
 function shapeTranslation(raw, withAlignment) {
