@@ -1,4 +1,5 @@
-// Options of a translation request and of a translator instance.
+// Options of a translation request and of a translator instance, their limits, and the checks
+// that enforce them (core/src/options.cc).
 #pragma once
 
 #include <cstddef>
@@ -38,11 +39,21 @@ struct TranslateOptions {
   bool repetition_guard = false;
 };
 
+// The most threads a translator's thread pool may have.
+constexpr int kMaxThreads = 256;
+
 enum class BackendKind { kXnnpack, kReference };
 
 struct TranslatorConfig {
-  int threads = 1;  // XNNPACK thread pool size (1 = no extra threads)
+  int threads = 1;  // XNNPACK thread pool size (1 = no extra threads, at most kMaxThreads)
   BackendKind backend = BackendKind::kXnnpack;
 };
+
+// Throw tformer::Error naming the first value out of its range ("invalid translate options: beam
+// size must be between 1 and 64 (got 0)"; "threads must be between 1 and 256 (got 0)").
+// Translator::begin() and translate() check their options, and the constructors their config,
+// with these.
+void validate(const TranslateOptions& options);
+void validate(const TranslatorConfig& config);
 
 }  // namespace tformer
