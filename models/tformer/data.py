@@ -385,3 +385,35 @@ class BatchAssembler:
         S, s_len = self.gather(self.src, self.src_offsets, idx, length)
         T, t_len = self.gather(self.tgt, self.tgt_offsets, idx, length)
         return S, s_len, T, t_len
+
+    def attach_links(self, links, source_shift: int):
+        """Word links of every pair (align.Links) for `alignment`; source_shift: the positions a
+        source BOS adds before the pair's own tokens."""
+        if len(links) != len(self.corpus):
+            raise ValueError(f"{len(links)} aligned pairs for a corpus of {len(self.corpus)}")
+        put = lambda a, dtype: torch.from_numpy(np.ascontiguousarray(a)).to(self.device, dtype)  # noqa: E731
+        # One unused entry at the end: a batch's gather reads index 0 for its masked slots, which
+        # must exist even where the aligner found no link at all.
+        self.link_src = put(np.append(links.source, 0), torch.int16)
+        self.link_tgt = put(np.append(links.target, 0), torch.int16)
+        self.link_offsets = put(links.offsets, torch.long)
+        self.max_links = max(int(links.counts().max(initial=0)), 1)  # host-side: no device read per batch
+        self.source_shift = source_shift
+
+    def alignment(self, idx, length: int):
+        """The gold alignment of the pairs idx as [B, length (target), length (source)]: each target
+        position's row holds its links normalised to sum 1 (Marian's guided alignment), or zeros
+        where the position has no link (such rows take no part in the loss)."""
+        start = self.link_offsets[idx]
+        n = self.link_offsets[idx + 1] - start
+        pos = torch.arange(self.max_links, device=self.device)
+        inside = pos[None, :] < n[:, None]
+        where = torch.where(inside, start[:, None] + pos[None, :], torch.zeros_like(start)[:, None])
+        i = self.link_src[where].long() + self.source_shift
+        j = self.link_tgt[where].long()
+        b = torch.arange(len(idx), device=self.device)[:, None]
+        cell = torch.where(inside, (b * length + j) * length + i, torch.zeros_like(i))
+        gold = torch.zeros(len(idx) * length * length, device=self.device)
+        gold.scatter_add_(0, cell.flatten(), inside.flatten().float())
+        gold = gold.view(len(idx), length, length)
+        return gold / gold.sum(-1, keepdim=True).clamp_min(1.0)

@@ -104,6 +104,9 @@ def training_attention(q, k, v, mask):
 class MultiHeadAttention(nn.Module):
     # Set by Transformer.use_training_attention (training only): the reference never changes.
     training_path = False
+    # Guided-alignment training (train.py): on the training path, this head's weights are computed
+    # explicitly beside the fused kernel (which returns none) and returned as [B, 1, Tq, Tk].
+    keep_head = None
 
     def __init__(self, d_model: int, heads: int):
         super().__init__()
@@ -123,7 +126,14 @@ class MultiHeadAttention(nn.Module):
         if self.training_path:
             out = training_attention(q, k, v, mask)
             b, h, t, dh = out.shape
-            return self.o(out.transpose(1, 2).reshape(b, t, h * dh)), None
+            weights = None
+            if self.keep_head is not None:
+                k_h = self.keep_head
+                scores = torch.matmul(q[:, k_h], k[:, k_h].transpose(-1, -2)) / math.sqrt(self.head_dim)
+                if mask is not None:
+                    scores = scores.masked_fill(mask[:, 0] if mask.shape[1] == 1 else mask[:, k_h], float("-inf"))
+                weights = torch.softmax(scores.float(), dim=-1)[:, None]
+            return self.o(out.transpose(1, 2).reshape(b, t, h * dh)), weights
         scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim)
         if mask is not None:
             scores = scores.masked_fill(mask, float("-inf"))
@@ -345,19 +355,20 @@ class Transformer(nn.Module):
         first = torch.full_like(tgt[:, :1], start)
         return torch.cat([first, tgt[:, :-1]], dim=1)
 
-    def decode_states(self, tgt_in, memory, memory_mask):
+    def decode_states(self, tgt_in, memory, memory_mask, weights_layer: int = -1):
         """Full (non-incremental) decoder over tgt_in [B, T]; returns the final states [B, T, d]
-        (the input of the output projection) and the last layer's cross-attention weights
-        [B, H, T, S]."""
+        (the input of the output projection) and the cross-attention weights [B, H, T, S] of
+        decoder layer `weights_layer` (by default the last)."""
         T = tgt_in.shape[1]
         causal = torch.triu(torch.ones(T, T, dtype=torch.bool, device=tgt_in.device), 1)
         x = self.embed(self.tgt_embed, tgt_in, zero_first=self.cfg.decoder_start == "zero")
-        w = None
+        ws = []
         for layer in self.decoder.layers:
             x, w = layer(x, memory, memory_mask, causal, self.dropout)
+            ws.append(w)
         if self.cfg.norm == "pre":
             x = self.decoder.final_norm(x)
-        return x, w
+        return x, ws[weights_layer]
 
     def decode(self, tgt_in, memory, memory_mask):
         """As decode_states, with logits [B, T, V] in place of the states."""

@@ -24,6 +24,7 @@ import signal
 import subprocess
 import time
 
+import numpy as np
 import torch
 import torch.nn as nn
 import yaml
@@ -124,6 +125,27 @@ def warm_start(model, cfg: ModelConfig, tfm_path: str) -> dict:
     return {"step": int(f.metadata.get("train_step", 0)), "epoch": int(f.metadata.get("train_epoch", 0)) + 1}
 
 
+def guided_alignment(tr: dict, cfg: ModelConfig):
+    """The recipe's `guided_alignment: {weight, layer, head}` (Marian's guided alignment, cost "ce")
+    checked against the model, with layer -1 (the last decoder layer) resolved to a 0-based index;
+    None where the key is absent or null."""
+    ga = tr.get("guided_alignment")
+    if ga is None:
+        return None
+    if not isinstance(ga, dict) or set(ga) - {"weight", "layer", "head"}:
+        raise ValueError(f"train.guided_alignment: expected {{weight, layer, head}}, got {ga!r}")
+    weight, layer, head = ga.get("weight", 0.1), ga.get("layer", -1), ga.get("head", 0)
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight < 1e3:
+        raise ValueError(f"train.guided_alignment.weight: a positive number, got {weight!r}")
+    L = cfg.decoder_layers
+    if isinstance(layer, bool) or not isinstance(layer, int) or not -L <= layer < L:
+        raise ValueError(f"train.guided_alignment.layer: {layer!r} is not a decoder layer of this model "
+                         f"(0..{L - 1}, or -1 for the last)")
+    if isinstance(head, bool) or not isinstance(head, int) or not 0 <= head < cfg.heads:
+        raise ValueError(f"train.guided_alignment.head: {head!r} is not a head (0..{cfg.heads - 1})")
+    return {"weight": float(weight), "layer": layer % L, "head": head}
+
+
 def model_config(recipe: dict, vocab_size: int) -> ModelConfig:
     m = dict(recipe["model"])
     convention = m.pop("convention", "marian")
@@ -180,9 +202,15 @@ class TrainingLoss(nn.Module):
     """A batch's label-smoothed loss and NLL sums, as one module: DistributedDataParallel wraps it
     (its forward is what DDP hooks), and torch.compile compiles its encoder-decoder part."""
 
-    def __init__(self, model: Transformer, smoothing: float, compile_trunk: bool = False, log=print):
+    def __init__(self, model: Transformer, smoothing: float, compile_trunk: bool = False, log=print,
+                 alignment: dict | None = None):
+        """alignment: guided alignment's {weight, layer, head} (guided_alignment()), or None."""
         super().__init__()
         self.model, self.smoothing, self.log = model, smoothing, log
+        self.alignment = alignment
+        self.alignment_sum = None  # the last batch's guided-alignment loss sum (detached), for the log
+        if alignment:
+            model.decoder.layers[alignment["layer"]].cross_attn.keep_head = alignment["head"]
         self.states = self.trunk
         if compile_trunk:
             # The output projection and loss stay outside: their row count (the batch's real target
@@ -190,11 +218,16 @@ class TrainingLoss(nn.Module):
             self.states = torch.compile(self.trunk)
 
     def trunk(self, src, s_len, tgt):
+        """The decoder's final states; with guided alignment also the aligned head's weights."""
         memory, memory_mask = self.model.encode(src, s_len)
-        return self.model.decode_states(self.model.decoder_input(tgt), memory, memory_mask)[0]
+        if not self.alignment:
+            return self.model.decode_states(self.model.decoder_input(tgt), memory, memory_mask)[0]
+        return self.model.decode_states(self.model.decoder_input(tgt), memory, memory_mask, self.alignment["layer"])
 
-    def forward(self, src, s_len, tgt, select, eager: bool = False):
-        """eager: the uncompiled trunk (dev evaluation: its many long shapes would each compile)."""
+    def forward(self, src, s_len, tgt, select, eager: bool = False, links=None):
+        """eager: the uncompiled trunk (dev evaluation: its many long shapes would each compile).
+        links: with guided alignment, the batch's gold alignment [B, T, S] (rows normalised, zero
+        where a target position has no link: BatchAssembler.alignment); its loss is added."""
         try:
             states = (self.trunk if eager else self.states)(src, s_len, tgt)
         except Exception as e:  # a torch.compile failure costs speed, not the run
@@ -203,6 +236,9 @@ class TrainingLoss(nn.Module):
             self.log("torch.compile failed; training continues eagerly", error=repr(e)[:300])
             self.states = self.trunk
             states = self.states(src, s_len, tgt)
+        attention = None
+        if self.alignment:
+            states, attention = states
         # The output projection and softmax over the vocabulary are the largest tensors of a step:
         # computed for real target positions only, not for padding (a fifth less time per step).
         rows = states.flatten(0, 1)[select]
@@ -211,7 +247,16 @@ class TrainingLoss(nn.Module):
         nll = -lp.gather(-1, gold[:, None]).squeeze(-1)
         # Label smoothing spreads `smoothing` uniformly over the vocabulary (as F.cross_entropy does).
         loss = (1.0 - self.smoothing) * nll - self.smoothing * lp.mean(-1)
-        return loss.sum(), nll.sum()
+        loss = loss.sum()
+        if links is not None and attention is not None:
+            # Marian's guided-alignment cost "ce": the cross-entropy of the head's attention against
+            # the gold links, summed over target positions (rows without links are zero), weighted
+            # and added to the summed label loss, which the step normalises by target tokens.
+            a = attention[:, 0, :links.shape[1], :links.shape[2]].float()
+            align_sum = -(links * torch.log(a + 1e-6)).sum()
+            self.alignment_sum = align_sum.detach()
+            loss = loss + self.alignment["weight"] * align_sum
+        return loss, nll.sum()
 
 
 def target_positions(t_len, length: int, count: int):
@@ -361,7 +406,9 @@ class Trainer:
             self.state.update(ck["state"])
             self.log("resumed", **self.state)
         compile_trunk = bool(tr.get("compile", device.type == "cuda")) and hasattr(torch, "compile")
-        self.loss_fn = TrainingLoss(model, tr.get("label_smoothing", 0.1), compile_trunk, self.log)
+        self.loss_fn = TrainingLoss(model, tr.get("label_smoothing", 0.1), compile_trunk, self.log, self.alignment)
+        # Summed on the device like the NLL, read at each log line.
+        self.alignment_sum = torch.zeros((), device=device, dtype=torch.float64)
         self.step_fn = self.loss_fn
         if self.ddp.world > 1:
             from torch.nn.parallel import DistributedDataParallel
@@ -370,7 +417,7 @@ class Trainer:
             self.step_fn = DistributedDataParallel(
                 self.loss_fn, device_ids=[device.index] if device.type == "cuda" else None,
                 broadcast_buffers=False, gradient_as_bucket_view=True)
-        self.log("data", train_pairs=len(self.corpus), dropped=self.corpus.dropped,
+        self.log("data", train_pairs=len(self.corpus), dropped=self.corpus.dropped, guided_alignment=self.alignment,
                  dev_pairs=len(self.dev_corpus), vocab=len(self.tok), device=str(device),
                  precision=self.precision, threads=self.threads, processes=self.ddp.world,
                  compile=compile_trunk, torch=torch.__version__)
@@ -387,6 +434,11 @@ class Trainer:
         self.corpus = load_corpus(self.cfg, self.tok, [repo_path(p) for p in data["train"]], src, tgt,
                                   data.get("max_length", 128), cache_dir=cache)
         self.assembler = BatchAssembler(self.corpus, self.device, self.cfg.pad_id)
+        self.alignment = guided_alignment(tr, self.cfg)
+        if self.alignment:  # rank 0 aligns (or reads the cache) first, the others read its file
+            from .align import corpus_links
+            links = corpus_links(self.corpus, self.cfg, cache, self.device, log=self.log)
+            self.assembler.attach_links(links, int(self.cfg.source_bos))
         self.planner = EpochPlanner(self.corpus, tr["batch_tokens"], self.ddp.rank, self.ddp.world,
                                     ahead=bool(tr.get("plan_ahead", self.device.type == "cuda")))
         if self.ddp.main:  # only rank 0 evaluates
@@ -446,13 +498,14 @@ class Trainer:
         for k, (first, end, length, count, _) in enumerate(group):
             S, s_len, T, t_len = self.assembler.batch(index[first:end], length)
             select = target_positions(t_len, length, count)
+            links = self.assembler.alignment(index[first:end], length) if self.alignment else None
             if timer:
                 timer("data")
             last = k == len(group) - 1
             sync = self.step_fn.no_sync() if self.ddp.world > 1 and not last else contextlib.nullcontext()
             with sync:
                 with autocast_context(self.device, self.precision):
-                    loss, nll = self.step_fn(S, s_len, T, select)
+                    loss, nll = self.step_fn(S, s_len, T, select, links=links)
                 if timer:
                     timer("forward")
                 self.scaler.scale(loss * scale).backward()
@@ -460,6 +513,8 @@ class Trainer:
                 timer("backward")
             nll_sum = nll.detach() if nll_sum is None else nll_sum + nll.detach()
             tokens += count
+            if self.alignment:
+                self.alignment_sum = self.alignment_sum + self.loss_fn.alignment_sum
         self.scaler.unscale_(self.opt)
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.tr.get("clip_norm", 1.0))
         self.scaler.step(self.opt)
@@ -480,6 +535,8 @@ class Trainer:
               "metadata": {"name": self.recipe["name"], "source_language": self.recipe["source_lang"],
                            "target_language": self.recipe["target_lang"], "train_step": state["step"],
                            "train_epoch": state["epoch"]}}
+        if self.alignment:  # the head the engine reads its alignment from (models/FORMAT.md)
+            ck["metadata"]["alignment_head"] = {"layer": self.alignment["layer"], "head": self.alignment["head"]}
         if tag_step:
             torch.save(ck, os.path.join(wd, f"ckpt-{state['step']}.pt"))
             keep = self.tr.get("keep_checkpoints", 8)
@@ -504,6 +561,28 @@ def train(recipe_path: str, max_minutes: float | None = None):
         return run_training(trainer, max_minutes)
     finally:
         trainer.close()
+
+
+def prepare_alignment(recipe_path: str, device="cpu", **params):
+    """`models/tfm align CONFIG`: the word links of a recipe's training corpus, computed into its
+    token cache (where training with train.guided_alignment reads them) unless already there."""
+    from .align import corpus_links
+    recipe = load_recipe(recipe_path)
+    init_from = recipe["train"].get("init_from")
+    if init_from and os.path.exists(repo_path(init_from)):
+        seed_vocab_from_tfm(repo_path(init_from), recipe["vocab"])
+    tok = Tokenizer.from_file(train_vocab(recipe["vocab"]))
+    cfg = model_config(recipe, len(tok))
+    data = recipe["data"]
+    cache = repo_path(data.get("token_cache", "models/work/tokens"))
+    corpus = load_corpus(cfg, tok, [repo_path(p) for p in data["train"]], recipe["source_lang"],
+                         recipe["target_lang"], data.get("max_length", 128), cache_dir=cache)
+    log = lambda msg, **fields: print(json.dumps({"msg": msg, **fields}), flush=True)  # noqa: E731
+    links = corpus_links(corpus, cfg, cache, torch.device(device), log=log, **params)
+    log("links", pairs=len(links), links=int(links.offsets[-1]),
+        unlinked_target_tokens=int(corpus.target_lengths().sum() - len(corpus) - len(np.unique(
+            np.repeat(np.arange(len(links)), links.counts()) * 4096 + links.target))))
+    return links
 
 
 def run_training(t: Trainer, max_minutes: float | None):
@@ -531,10 +610,15 @@ def run_training(t: Trainer, max_minutes: float | None):
             step = state["step"]
             # Loss sums stay on the device; they are read (and summed over ranks) every log_every.
             if step % log_every == 0:
-                total, tokens = ddp.sum([window["nll"], window["tokens"]])
+                sums = [window["nll"], window["tokens"]] + ([t.alignment_sum] if t.alignment else [])
+                total, tokens, *aligned = ddp.sum(sums)
                 el = time.time() - window["t0"]
+                extra = {}
+                if t.alignment:  # guided alignment's cross-entropy per target token (unweighted)
+                    extra["align_ce"] = round(aligned[0] / max(tokens, 1), 4)
+                    t.alignment_sum = torch.zeros_like(t.alignment_sum)
                 t.log("train", step=step, epoch=state["epoch"], lr=round(lr, 7),
-                      nll=round(total / max(tokens, 1), 4), tokens_per_s=round(tokens / el))
+                      nll=round(total / max(tokens, 1), 4), tokens_per_s=round(tokens / el), **extra)
                 window = {"nll": torch.zeros_like(window["nll"]), "tokens": 0, "t0": time.time()}
             early = False
             if step % eval_every == 0 and ddp.main:

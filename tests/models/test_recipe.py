@@ -15,7 +15,7 @@ import numpy as np  # noqa: E402
 from tformer import tfm  # noqa: E402
 from tformer.data import STAGED_IDS, STAGED_META, token_file  # noqa: E402
 from tformer.tokenizer import Tokenizer  # noqa: E402
-from tformer.train import load_recipe, repo_path, train_settings  # noqa: E402
+from tformer.train import guided_alignment, load_recipe, model_config, repo_path, train_settings  # noqa: E402
 
 CONFIGS = [os.path.join(REPO, "models", "configs", f"tiny.{d}.yaml") for d in ("deen", "ende")]
 # The long-sentence sets (news, parliament, Wikipedia), upsampled 2x against captions and Tatoeba.
@@ -54,6 +54,11 @@ def main():
                              all(gpu[k] == v for k, v in recipe["train"]["gpu"].items())
                              and gpu["batch_tokens"] != cpu["batch_tokens"] and "gpu" not in gpu
                              and all(gpu[k] == cpu[k] for k in cpu if k not in recipe["train"]["gpu"])))
+        cfg = model_config(recipe, 16000)
+        results.append(check(f"{name}: the GPU run trains with guided alignment on head 0 of the last decoder "
+                             "layer (weight 0.1, Marian's defaults); the CPU keys without",
+                             guided_alignment(gpu, cfg) == {"weight": 0.1, "layer": cfg.decoder_layers - 1, "head": 0}
+                             and guided_alignment(cpu, cfg) is None, gpu.get("guided_alignment")))
         want_gpu = {"batch_tokens": 16384, "lr": 1e-3, "warmup": 1000, "dropout": 0.1}
         results.append(check(f"{name}: the GPU keys are the settings of the run that trained the shipped models",
                              {k: gpu[k] for k in want_gpu} == want_gpu, {k: gpu.get(k) for k in want_gpu}))

@@ -385,13 +385,36 @@ def dump_gradients(recipe_path, out):
     t.close()
 
 
+def write_parallel(folder, name, n, seed):
+    """Lines whose English is a word-for-word translation of the German (guided alignment finds
+    links there; in write_corpus's unrelated strings there are none to find)."""
+    rng = random.Random(seed)
+    words = {"hund": "dog", "katze": "cat", "mann": "man", "frau": "woman", "kind": "child", "haus": "house",
+             "rot": "red", "blau": "blue", "läuft": "runs", "spielt": "plays", "wiese": "meadow", "baum": "tree"}
+    with open(f"{folder}/{name}.de", "w") as fd, open(f"{folder}/{name}.en", "w") as fe:
+        for _ in range(n):
+            s = rng.sample(list(words), rng.randint(2, 8))
+            fd.write(" ".join(s) + "\n")
+            fe.write(" ".join(words[w] for w in s) + "\n")
+
+
 def gpu_script(tmp, data):
-    """models/gpu/train.sh end to end on CPU: a staged archive, a run, the export chosen by dev loss,
-    the parts it returns. (Its own stage folder, so that a real one in models/work/gpu stays.)"""
+    """models/gpu/train.sh end to end on CPU: a staged archive, a run with guided alignment (as the
+    recipes' gpu: keys have it), the export chosen by dev loss with the aligned head in its
+    metadata, the parts it returns. (Its own stage folder, so that a real one in models/work/gpu
+    stays.)"""
     import tarfile
     stage, out = f"{tmp}/stage", f"{tmp}/out"
     os.makedirs(stage)
     os.makedirs(out)
+    # A word-for-word corpus in the corpus folder's vocabulary
+    parallel = f"{tmp}/parallel"
+    os.makedirs(parallel)
+    with open(f"{data}/vocab.spm", "rb") as f, open(f"{parallel}/vocab.spm", "wb") as g:
+        g.write(f.read())
+    write_parallel(parallel, "train", 300, 5)
+    write_parallel(parallel, "dev", 30, 6)
+    data = parallel
     names = [f"{n}.{lang}" for n in ("train", "dev") for lang in ("de", "en")]
     with tarfile.open(f"{stage}/shared.tar.xz", "w:xz") as tar:
         for n in names:
@@ -399,7 +422,7 @@ def gpu_script(tmp, data):
     p = subprocess.run(["sha256sum"] + names, cwd=data, capture_output=True, text=True)
     with open(f"{stage}/shared.sha256", "w") as f:
         f.write(p.stdout)
-    path = recipe(f"{tmp}/gpu", data, max_steps=1000)
+    path = recipe(f"{tmp}/gpu", data, max_steps=1000, guided_alignment={"weight": 0.1, "layer": -1, "head": 2})
     with open(path) as f:
         r = yaml.safe_load(f)
     r["data"]["train"] = ["../shared/train"]  # read from the unpacked archive (TFORMER_SHARED)
@@ -416,6 +439,14 @@ def gpu_script(tmp, data):
         check("... the export chosen by dev loss, f16", meta.get("selection") and meta["weights"] == "f16", meta)
         check("... and the log holds the run and the choice",
               '"msg": "time limit"' in open(f"{out}/r.log").read() and '"msg": "export"' in open(f"{out}/r.log").read())
+        lines = [json.loads(x) for x in open(f"{out}/r.log") if x.startswith("{")]
+        aligned = [x for x in lines if x["msg"] == "aligned"]
+        check("... with guided alignment: the data step aligned the corpus once (links found), training "
+              "logged the alignment loss",
+              len(aligned) == 1 and aligned[0]["links"] > 300
+              and all("align_ce" in x for x in lines if x["msg"] == "train"), aligned)
+        check("... and the export names the trained head: alignment_head {layer 0 (-1 resolved), head 2}",
+              meta.get("alignment_head") == {"layer": 0, "head": 2}, meta)
 
 
 def main():
