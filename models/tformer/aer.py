@@ -130,9 +130,26 @@ def score(predicted, gold) -> Score:
     return Score(a, s, hs, hp)
 
 
-def read_links(path: str, gold) -> list:
+def by_set(predicted, gold) -> list:
+    """[(test set, pairs, Score)] for each test set of the gold, in order of first appearance."""
+    sets = {}
+    for links, g in zip(predicted, gold):
+        sets.setdefault(g.origin.rsplit(":", 1)[0], []).append((links, g))
+    return [(name, len(items), score([l for l, _ in items], [g for _, g in items]))
+            for name, items in sets.items()]
+
+
+def print_score(label, predicted, gold):
+    print(f"{label}: {score(predicted, gold).format()}")
+    for name, n, s in by_set(predicted, gold):
+        print(f"  {name} ({n} pairs): {s.format()}")
+
+
+def read_links(path: str, gold, tokenizers=None) -> list:
     """A Pharaoh file line-aligned with the gold set ('i-j' per link, German index first, as a word
-    aligner writes it for 'German ||| English' input); every index checked against the gold's words."""
+    aligner writes it for 'German ||| English' input); every index checked against the gold's words.
+    With tokenizers (German's, English's: tokenizer.Tokenizer), the indices are SentencePiece pieces
+    (`models/tfm align --pieces`), turned into the gold's words through character offsets."""
     with open(path, encoding="utf-8") as f:
         lines = [l.rstrip("\n") for l in f]
     if len(lines) != len(gold):
@@ -142,10 +159,17 @@ def read_links(path: str, gold) -> list:
         sure, possible = parse_links(line, f"{path}:{n}")
         if possible != sure:
             raise ValueError(f"{path}:{n}: predicted links are 'i-j' only")
-        ns, nt = len(words(g.source)), len(words(g.target))
+        if tokenizers:
+            src_words = words_of_spans(piece_spans(tokenizers[0].sp, g.source), g.source)
+            tgt_words = words_of_spans(piece_spans(tokenizers[1].sp, g.target), g.target)
+            ns, nt, unit = len(src_words), len(tgt_words), "pieces"
+        else:
+            ns, nt, unit = len(words(g.source)), len(words(g.target)), "words"
         for i, j in sorted(sure):
             if not (0 <= i < ns and 0 <= j < nt):
-                raise ValueError(f"{path}:{n}: link {i}-{j} is outside the sentences' {ns} x {nt} words")
+                raise ValueError(f"{path}:{n}: link {i}-{j} is outside the sentences' {ns} x {nt} {unit}")
+        if tokenizers:
+            sure = {(a, b) for i, j in sure for a in src_words[i] for b in tgt_words[j]}
         out.append(sure)
     return out
 
@@ -305,10 +329,20 @@ def format_links(links) -> str:
 def cmd_aer(args):
     try:
         gold = read_gold(args.gold)
+        if args.pieces and not (args.links and args.model):
+            raise ValueError("--pieces goes with --links FILE and the model whose tokenizer made the pieces")
         if args.links:
+            tokenizers = None
             if args.model:
-                raise ValueError("give either a model or --links FILE, not both")
-            print(f"{args.links}: {score(read_links(args.links, gold), gold).format()}")
+                if not args.pieces:
+                    raise ValueError("give either a model or --links FILE, not both (or --pieces)")
+                from . import tfm
+                from .tokenizer import Tokenizer
+                f = tfm.read(args.model)
+                tokenizers = [Tokenizer.from_tfm(f, side) for side in ("source", "target")]
+                if direction(f.metadata)[0]:
+                    tokenizers.reverse()
+            print_score(args.links, read_links(args.links, gold, tokenizers), gold)
             return 0
         if not args.model:
             raise ValueError("give a model (.tfm) or --links FILE")
@@ -358,7 +392,7 @@ def cmd_aer(args):
         with open(args.write_links, "w", encoding="utf-8") as out:
             for l in links:
                 out.write(format_links(l) + "\n")
-    print(f"{name}, {what}: {score(links, gold).format()}")
+    print_score(f"{name}, {what}", links, gold)
     return 0
 
 
@@ -380,6 +414,9 @@ def register(sub):
     s.add_argument("--links", metavar="FILE",
                    help="score a Pharaoh links file line-aligned with the gold set (German index first) "
                         "instead of a model")
+    s.add_argument("--pieces", action="store_true",
+                   help="with --links and a model: the file links SentencePiece pieces of the model's "
+                        "tokenizer (models/tfm align --pieces), not the gold's words")
     s.add_argument("--write-links", metavar="FILE", help="write the model's word links (Pharaoh, German "
                                                            "index first) for inspection")
     s.add_argument("--threads", type=int, default=2)

@@ -48,7 +48,7 @@ def write_temp(text):
 
 def pair(links, src="Ein Mann .", tgt="A man ."):
     s, p = aer.parse_links(links)
-    return aer.GoldPair("hand", src, tgt, s, p)
+    return aer.GoldPair("hand:1", src, tgt, s, p)
 
 
 # ---- the gold set ---------------------------------------------------------------------------
@@ -120,6 +120,11 @@ def test_arithmetic():
     # totals |A| 4, |S| 3, |A&S| 1, |A&P| 2: AER = 1 - 3/7 (the mean of 0.4 and 1.0 would be 0.7)
     s = aer.score([{(0, 0), (2, 1), (2, 2)}, {(0, 1)}], [g1, pair("0-0")])
     check("corpus AER sums the counts", close(s.aer, 4 / 7) and (s.predicted, s.sure) == (4, 3), s.format())
+    g2 = pair("0-0")
+    g2.origin = "other:7"
+    sets = aer.by_set([{(0, 0), (2, 1), (2, 2)}, {(0, 1)}], [g1, g2])
+    check("scores by test set", [(n, k, round(x.aer, 12)) for n, k, x in sets] == [("hand", 1, 0.4), ("other", 1, 1.0)],
+          sets)
     refused("score: lengths differ", lambda: aer.score([set()], [g1, g1]), "2 gold pairs")
 
 
@@ -132,6 +137,23 @@ def test_links_file():
     refused("links file: index out of range", lambda: aer.read_links(write_temp("0-0\n0-3\n"), gold),
             "outside")
     refused("links file: possible links", lambda: aer.read_links(write_temp("0?0\n0-0\n"), gold), "i-j")
+
+
+def test_piece_links():
+    from tformer import tfm
+    from tformer.tokenizer import Tokenizer
+    f = tfm.read(MODEL)
+    toks = (Tokenizer.from_tfm(f, "source"), Tokenizer.from_tfm(f, "target"))
+    g = [aer.GoldPair("hand", "Die Bohrmaschine.", "The drill.", {(1, 1)}, {(1, 1)})]
+    sp, tp = toks[0].pieces(g[0].source), toks[1].pieces(g[0].target)
+    # a link from a middle piece of "Bohrmaschine" to the last piece of "drill", and the full stops
+    i = len(sp) - 2
+    j = len(tp) - 2
+    path = write_temp(f"{i}-{j} {len(sp) - 1}-{len(tp) - 1}\n")
+    got = aer.read_links(path, g, toks)
+    check("piece links become word links", got == [{(1, 1), (2, 2)}], f"{sp} {tp} {got}")
+    refused("piece links: index out of range", lambda: aer.read_links(
+        write_temp(f"{len(sp)}-0\n"), g, toks), "pieces")
 
 
 # ---- subwords -> words ----------------------------------------------------------------------
@@ -268,12 +290,14 @@ def test_end_to_end():
     rc, out = run_tfm(os.path.join(ROOT, "models", "no-such.tfm"))
     check("a missing model: a clear error", rc != 0 and "no-such.tfm" in out and "Traceback" not in out,
           out.strip())
+    rc, out = run_tfm("--links", out_links, "--pieces")
+    check("--pieces without a model: refused", rc != 0 and "--pieces goes with" in out, out.strip())
     rc, out = run_tfm(MODEL, "--layer", "0")
     check("--layer without --head: refused", rc != 0 and "go together" in out, out.strip())
 
 
 def main():
-    for test in (test_gold, test_gold_refusals, test_arithmetic, test_links_file, test_words,
+    for test in (test_gold, test_gold_refusals, test_arithmetic, test_links_file, test_piece_links, test_words,
                  test_sentencepiece_offsets, test_hard_links, test_metadata, test_model, test_end_to_end):
         try:
             test()
