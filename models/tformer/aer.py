@@ -351,6 +351,8 @@ def cmd_aer(args):
         chosen = sum(x for x in (args.layer is not None, args.mean, args.all_heads))
         if chosen > 1:
             raise ValueError("choose one of --layer/--head, --mean and --all-heads")
+        if args.threads < 1:
+            raise ValueError("--threads must be at least 1")
         import torch
         from .export import load_tfm_model
         torch.set_num_threads(args.threads)
@@ -364,8 +366,8 @@ def cmd_aer(args):
             check_head(cfg, args.layer, args.head)
             layer, head, what = args.layer, args.head, f"layer {args.layer} head {args.head}"
         else:
-            meta_head = None if args.mean or args.all_heads else alignment_head(f.metadata, cfg)
-            if meta_head:
+            meta_head = alignment_head(f.metadata, cfg)
+            if meta_head and not (args.mean or args.all_heads):
                 layer, head = meta_head
                 what = f"layer {layer} head {head} (metadata alignment_head)"
             else:
@@ -386,12 +388,17 @@ def cmd_aer(args):
                 if H is not None and (best is None or s.aer < best[0].aer):
                     best = (s, L, H)
         print(f"best single head: layer {best[1]} head {best[2]}: AER {best[0].aer:.4f}")
+        if meta_head:
+            print(f"the metadata's alignment_head: layer {meta_head[0]} head {meta_head[1]}")
         return 0
     links = links_for(prepared, layer, head, args.hard, reverse)
     if args.write_links:
-        with open(args.write_links, "w", encoding="utf-8") as out:
-            for l in links:
-                out.write(format_links(l) + "\n")
+        try:
+            with open(args.write_links, "w", encoding="utf-8") as out:
+                for l in links:
+                    out.write(format_links(l) + "\n")
+        except OSError as e:
+            raise SystemExit(f"models/tfm aer: {e}")
     print_score(f"{name}, {what}", links, gold)
     return 0
 

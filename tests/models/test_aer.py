@@ -268,6 +268,34 @@ def run_tfm(*args):
     return p.returncode, p.stdout + p.stderr
 
 
+def aer_of(out):
+    return out.split("AER ")[1].split()[0] if "AER " in out else None
+
+
+def test_metadata_head():
+    """A model whose metadata names an alignment_head is scored on that head by default."""
+    from tformer import tfm
+    small = write_temp("".join(open(GOLD, encoding="utf-8").readlines()[:12]))
+    f = tfm.read(MODEL)
+    with_head = os.path.join(TMP.name, "head.tfm")
+    f.metadata = dict(f.metadata, alignment_head={"layer": 1, "head": 4})
+    tfm.write(with_head, f)
+    rc, out = run_tfm(with_head, "--gold", small, "--threads", "1")
+    rc2, out2 = run_tfm(MODEL, "--gold", small, "--layer", "1", "--head", "4", "--threads", "1")
+    check("the metadata's alignment_head is the default", rc == 0 and rc2 == 0
+          and "layer 1 head 4 (metadata alignment_head)" in out and aer_of(out) == aer_of(out2),
+          f"{aer_of(out)} vs {aer_of(out2)}")
+    rc, out = run_tfm(with_head, "--gold", small, "--mean", "--threads", "1")
+    rc2, out2 = run_tfm(MODEL, "--gold", small, "--threads", "1")
+    check("--mean overrides it", rc == 0 and "mean of layer 1" in out and aer_of(out) == aer_of(out2),
+          f"{aer_of(out)} vs {aer_of(out2)}")
+    f.metadata = dict(f.metadata, alignment_head={"layer": 1, "head": 99})
+    tfm.write(with_head, f)
+    rc, out = run_tfm(with_head, "--gold", small)
+    check("a bad alignment_head: a clear error", rc != 0 and "head 99" in out and "Traceback" not in out,
+          out.strip())
+
+
 def test_end_to_end():
     out_links = os.path.join(TMP.name, "tiny.deen.align")
     rc, out = run_tfm(MODEL, "--write-links", out_links, "--threads", "1")
@@ -298,7 +326,8 @@ def test_end_to_end():
 
 def main():
     for test in (test_gold, test_gold_refusals, test_arithmetic, test_links_file, test_piece_links, test_words,
-                 test_sentencepiece_offsets, test_hard_links, test_metadata, test_model, test_end_to_end):
+                 test_sentencepiece_offsets, test_hard_links, test_metadata, test_model, test_metadata_head,
+                 test_end_to_end):
         try:
             test()
         except Exception:  # a crash is a failure of that test, the others still run
