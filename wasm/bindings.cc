@@ -1,10 +1,13 @@
 // Embind bindings of the engine: the low-level API of the wasm modules (the npm package in web/
-// wraps it). Names follow JS conventions; errors become JS Errors with the engine's messages.
+// wraps it). Names follow JS conventions; errors are JS Errors that name the JS call that failed
+// (see throw_js_error).
 //
 //   const t = new Module.Translator(uint8ArrayOfTfmFile, threads);
 //   const results = t.translate(["Hallo Welt."], {beam: 1, maxLength: 0, nbest: 1,
-//                               returnScores: true, returnAlignment: false, splitSentences: true});
-//   t.info(); t.delete();
+//                               returnScores: true, returnAlignment: false, splitSentences: true,
+//                               maxInputChars: 100000, maxSentenceTokens: 0});
+//   t.info(); t.delete();   // info().kernels: the kernel library (xnnpack); info().backend: its old name
+//   Module.defaultOptions(): that options object complete; Module.limits(): the engine's limits.
 //
 // The step-wise session (web/src/webgpu/BRIDGE.md), for a backend in JS that computes the encoder
 // and the output projection (WebGPU):
@@ -24,7 +27,6 @@
 #include <emscripten/val.h>
 
 #include <cstring>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,22 +61,49 @@ tformer::TranslateOptions to_engine(const JsOptions& o) {
   return t;
 }
 
-// Throwing a JS exception unwinds the wasm stack without running C++ destructors, so the
-// message is kept in static storage and thrown only once no C++ object is alive in the frame.
-EM_JS(void, throw_js_error, (const char* message), { throw new Error(UTF8ToString(message)); });
+// Errors leave the bindings one way: a JS Error whose message starts with the name of the JS call
+// that failed ("translate(): input text 1 has ...", "begin(): item 0 is not a string"), with that
+// name and the engine's own message as properties (`call`, `detail`) for callers that put the
+// message into their own words (the npm package does). The session's calls are named by the
+// engine's message itself ("provideLogits() needs a projection request, ...": see session_call).
+//
+// Throwing a JS exception unwinds the wasm stack without running C++ destructors, so the error
+// is kept in static storage and thrown only once no C++ object is alive in the frame.
+EM_JS(void, throw_js_error, (const char* call, const char* detail, bool named), {
+  const name = UTF8ToString(call);
+  const text = UTF8ToString(detail);
+  const error = new Error(named ? text : name + '(): ' + text);
+  error.call = name;
+  error.detail = text;
+  throw error;
+});
 
-thread_local std::string last_error;
+struct PendingError {
+  std::string detail;
+  bool named = false;  // the message already starts with the call's name
+};
+thread_local PendingError pending_error;
 
+// An error whose message names the JS call already (the session's: see session_call).
+struct NamedError : tformer::Error {
+  using tformer::Error::Error;
+};
+
+// Runs f and returns its value, or throws its error as a JS Error of the JS call `call` (see
+// throw_js_error). Every entry point from JS that can fail goes through here.
 template <typename F>
-auto guarded(F&& f) -> std::optional<decltype(f())> {
+auto or_js_error(const char* call, F&& f) -> decltype(f()) {
   try {
     return f();
+  } catch (const NamedError& e) {
+    pending_error = {e.what(), true};
   } catch (const std::exception& e) {
-    last_error = e.what();
+    pending_error = {e.what(), false};
   } catch (...) {
-    last_error = "unknown engine error";
+    pending_error = {"unknown engine error", false};
   }
-  return std::nullopt;
+  throw_js_error(call, pending_error.detail.c_str(), pending_error.named);
+  __builtin_unreachable();
 }
 
 // Embind converts JS strings to UTF-8 by pairing a lone UTF-16 surrogate with whatever follows,
@@ -89,6 +118,7 @@ void check_surrogates(const val& text, size_t index) {
                          std::to_string(at));
 }
 
+// JS values from C++ values: the one way the bindings build what they return.
 template <typename T>
 val int_array(const std::vector<T>& v) {
   // A JS copy: typed_memory_view would alias wasm memory that is freed after the call.
@@ -105,47 +135,52 @@ val string_array(const std::vector<std::string>& v) {
   return a;
 }
 
+template <typename T, typename F>
+val array_of(const std::vector<T>& items, F&& to_js) {
+  val a = val::array();
+  for (const T& item : items) a.call<void>("push", to_js(item));
+  return a;
+}
+
+// {key: value, ...}; a field whose value is undefined is left out.
+val object(std::initializer_list<std::pair<const char*, val>> fields) {
+  val o = val::object();
+  for (const auto& [key, value] : fields)
+    if (!value.isUndefined()) o.set(key, value);
+  return o;
+}
+
+// An optional field of object(): present when `when`.
+val when(bool present, val value) { return present ? value : val::undefined(); }
+
+// The engine's result of one input (tformer::Translation), the low-level API's shape: per sentence
+// its best hypothesis, its pieces and tokens; score with returnScores, the flat alignment matrix
+// with returnAlignment, the hypotheses with nbest > 1. (The npm package adds what its own API has
+// on top: web/src/results.js.)
 val to_js(const tformer::Translation& t, const JsOptions& o) {
-  val result = val::object();
-  result.set("text", t.text);
-  val sentences = val::array();
-  for (const auto& s : t.sentences) {
+  auto hypothesis = [&](const tformer::Hypothesis& h) {
+    return object({{"text", val(h.text)}, {"tokens", int_array(h.tokens)}, {"score", when(o.returnScores, val(h.score))}});
+  };
+  auto sentence = [&](const tformer::SentenceTranslation& s) {
     const tformer::Hypothesis& best = s.hypotheses.at(0);
-    val js = val::object();
-    js.set("source", s.source);
-    js.set("text", best.text);
-    js.set("sourceTokens", int_array(s.source_tokens));
-    js.set("sourcePieces", string_array(s.source_pieces));
-    js.set("tokens", int_array(best.tokens));
-    js.set("targetPieces", string_array(s.target_pieces));
-    if (o.returnScores) js.set("score", best.score);
-    if (o.returnAlignment) js.set("alignment", float_array(s.alignment));
-    if (o.nbest > 1) {
-      val nbest = val::array();
-      for (const auto& h : s.hypotheses) {
-        val hj = val::object();
-        hj.set("text", h.text);
-        hj.set("tokens", int_array(h.tokens));
-        if (o.returnScores) hj.set("score", h.score);
-        nbest.call<void>("push", hj);
-      }
-      js.set("nbest", nbest);
-    }
-    sentences.call<void>("push", js);
-  }
-  result.set("sentences", sentences);
-  return result;
+    return object({
+        {"source", val(s.source)},
+        {"text", val(best.text)},
+        {"sourceTokens", int_array(s.source_tokens)},
+        {"sourcePieces", string_array(s.source_pieces)},
+        {"tokens", int_array(best.tokens)},
+        {"targetPieces", string_array(s.target_pieces)},
+        {"score", when(o.returnScores, val(best.score))},
+        {"alignment", when(o.returnAlignment, float_array(s.alignment))},
+        {"nbest", when(o.nbest > 1, array_of(s.hypotheses, hypothesis))},
+    });
+  };
+  return object({{"text", val(t.text)}, {"sentences", array_of(t.sentences, sentence)}});
 }
 
-// Runs f and returns its value, or throws its error as a JS Error (see throw_js_error).
-template <typename F>
-auto or_js_error(F&& f) -> decltype(f()) {
-  if (auto out = guarded(std::forward<F>(f))) return std::move(*out);
-  throw_js_error(last_error.c_str());
-  __builtin_unreachable();
-}
-
-// The engine's session errors name its C++ calls; JS callers see the names they call.
+// The engine's session errors name its C++ calls; JS callers see the names they call. This is the
+// one rewriting of a message left in the bindings: the session's messages are written in C++
+// (core/src/translator.cc) with C++ names and no way yet to be given other ones.
 std::string with_js_names(std::string message) {
   static const std::pair<const char*, const char*> names[] = {
       {"provide_encoder_output()", "provideEncoderOutput()"}, {"provide_logits()", "provideLogits()"},
@@ -157,13 +192,13 @@ std::string with_js_names(std::string message) {
   return message;
 }
 
-// Runs a call of the session, its errors in JS names.
+// Runs a call of the session: its errors name the call themselves, in JS names.
 template <typename F>
 auto session_call(F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const tformer::Error& e) {
-    throw tformer::Error(with_js_names(e.what()));
+    throw NamedError(with_js_names(e.what()));
   }
 }
 
@@ -176,34 +211,32 @@ class JsSession {
   // {kind: 'encode', batch, length, ids: Int32Array, lengths: Int32Array}
   // | {kind: 'project', rows, hidden: Float32Array [rows * dModel], candidates} | {kind: 'done'}
   val next() {
-    return or_js_error([&] {
+    return or_js_error("next", [&] {
       using Need = tformer::TranslationSession::Need;
       const Need need = session_call([&] { return session_->next(); });
-      val out = val::object();
       if (need == Need::kEncode) {
         const auto& r = session_->encode_request();
-        out.set("kind", std::string("encode"));
-        out.set("batch", double(r.batch));
-        out.set("length", double(r.length));
-        out.set("ids", val(emscripten::typed_memory_view(r.ids.size(), r.ids.data())));
-        out.set("lengths", val(emscripten::typed_memory_view(r.lengths.size(), r.lengths.data())));
-      } else if (need == Need::kProject) {
+        return object({{"kind", val("encode")},
+                       {"batch", val(double(r.batch))},
+                       {"length", val(double(r.length))},
+                       {"ids", val(emscripten::typed_memory_view(r.ids.size(), r.ids.data()))},
+                       {"lengths", val(emscripten::typed_memory_view(r.lengths.size(), r.lengths.data()))}});
+      }
+      if (need == Need::kProject) {
         size_t rows = 0;
         const float* hidden = session_->hidden(&rows);
-        out.set("kind", std::string("project"));
-        out.set("rows", double(rows));
-        out.set("candidates", double(session_->candidates_per_row()));
-        out.set("hidden", val(emscripten::typed_memory_view(rows * session_->d_model(), hidden)));
-      } else {
-        out.set("kind", std::string("done"));
+        return object({{"kind", val("project")},
+                       {"rows", val(double(rows))},
+                       {"candidates", val(double(session_->candidates_per_row()))},
+                       {"hidden", val(emscripten::typed_memory_view(rows * session_->d_model(), hidden))}});
       }
-      return out;
+      return object({{"kind", val("done")}});
     });
   }
 
   // states: Float32Array [batch * length * dModel]
   void provide_encoder_output(const val& states) {
-    or_js_error([&] {
+    or_js_error("provideEncoderOutput", [&] {
       const size_t n = copy_in("provideEncoderOutput", states);
       session_call([&] { session_->provide_encoder_output(buffer_.data(), n); });
       return true;
@@ -212,7 +245,7 @@ class JsSession {
 
   // logits: Float32Array [rows * vocabSize]
   void provide_logits(const val& logits) {
-    or_js_error([&] {
+    or_js_error("provideLogits", [&] {
       const size_t n = copy_in("provideLogits", logits);
       session_call([&] { session_->provide_logits(buffer_.data(), n); });
       return true;
@@ -221,7 +254,7 @@ class JsSession {
 
   // rows: Float32Array [rows * (3 + 2 * candidates)]: see TranslationSession::provide_candidates
   void provide_candidates(const val& rows) {
-    or_js_error([&] {
+    or_js_error("provideCandidates", [&] {
       const size_t n = copy_in("provideCandidates", rows);
       session_call([&] { session_->provide_candidates(buffer_.data(), n); });
       return true;
@@ -229,25 +262,25 @@ class JsSession {
   }
 
   void compute_on_cpu() {
-    or_js_error([&] {
+    or_js_error("computeOnCpu", [&] {
       session_call([&] { session_->compute_on_cpu(); });
       return true;
     });
   }
 
   val results() {
-    return or_js_error([&] {
-      val out = val::array();
-      for (const auto& r : session_call([&] { return session_->results(); })) out.call<void>("push", to_js(r, options_));
-      return out;
+    return or_js_error("results", [&] {
+      return array_of(session_call([&] { return session_->results(); }),
+                      [&](const tformer::Translation& t) { return to_js(t, options_); });
     });
   }
 
  private:
-  // One copy from the JS array into wasm memory.
+  // One copy from the JS array into wasm memory. The refusal is in the session's style (see
+  // session_call): it names the call itself.
   size_t copy_in(const char* call, const val& array) {
     if (!array.instanceof(val::global("Float32Array")))
-      throw tformer::Error(std::string(call) + "() takes a Float32Array");
+      throw NamedError(std::string(call) + "() takes a Float32Array");
     const size_t n = array["length"].as<size_t>();
     buffer_.resize(n);
     val(emscripten::typed_memory_view(n, buffer_.data())).call<void>("set", array);
@@ -264,7 +297,7 @@ class JsTranslator {
   // `bytes`: a Uint8Array (or anything with length and set()) holding a .tfm file. It is copied
   // once, straight into wasm memory, and that buffer is what the engine loads from.
   static JsTranslator* create(const val& bytes, int threads) {
-    std::optional<JsTranslator*> made = guarded([&] {
+    return or_js_error("new Translator", [&] {
       if (!bytes.instanceof(val::global("Uint8Array")))
         throw tformer::Error("the model must be given as a Uint8Array holding a .tfm file");
       std::vector<uint8_t> buffer(bytes["length"].as<size_t>());
@@ -273,8 +306,6 @@ class JsTranslator {
       config.threads = threads;
       return new JsTranslator(std::move(buffer), config);
     });
-    if (!made) throw_js_error(last_error.c_str());
-    return *made;
   }
 
   // Text handling for the requests that follow (TranslateOptions::passthrough and
@@ -286,13 +317,14 @@ class JsTranslator {
   }
 
   val translate(const val& texts, const JsOptions& options) {
-    if (std::optional<val> out = guarded([&] { return translate_unguarded(texts, options); })) return *out;
-    throw_js_error(last_error.c_str());
-    return val::undefined();
+    return or_js_error("translate", [&] {
+      const auto results = translator_.translate(texts_of(texts), with_text_handling(to_engine(options)));
+      return array_of(results, [&](const tformer::Translation& t) { return to_js(t, options); });
+    });
   }
 
   std::unique_ptr<JsSession> begin(const val& texts, const JsOptions& options) {
-    return or_js_error([&] {
+    return or_js_error("begin", [&] {
       return std::make_unique<JsSession>(translator_.begin(texts_of(texts), with_text_handling(to_engine(options))), options);
     });
   }
@@ -300,7 +332,7 @@ class JsTranslator {
   // A weight tensor as a Float32Array: a view of the model file in wasm memory when the file
   // stores it as f32, else a converted copy (f16 widened, int8 dequantised by the engine).
   val tensor_view(const std::string& name) {
-    return or_js_error([&] {
+    return or_js_error("tensorView", [&] {
       tformer::TensorFloats t = translator_.tensor_floats(name);
       val view(emscripten::typed_memory_view(t.size, t.data));
       return t.converted.empty() ? view : val::global("Float32Array").new_(view);
@@ -316,58 +348,56 @@ class JsTranslator {
   // The engine's plan of the encoder and the output projection (tformer/model_plan.h) as a JS
   // object with camelCase keys; a product the model does not have is null.
   val plan() const {
-    const tformer::ModelPlan p = translator_.plan();
-    val js = val::object();
-    js.set("dModel", p.d_model);
-    js.set("heads", p.heads);
-    js.set("ffnDim", p.ffn_dim);
-    js.set("sourceEmbedding", p.source_embedding);
-    js.set("embeddingScale", p.embedding_scale);
-    val layers = val::array();
-    for (const tformer::EncoderLayerPlan& l : p.encoder_layers) {
-      val lj = val::object();
-      lj.set("norm", l.norm);
-      lj.set("rawSelfKv", l.raw_self_kv);
-      lj.set("qkv", linear_plan(l.qkv));
-      lj.set("q", linear_plan(l.q));
-      lj.set("kv", linear_plan(l.kv));
-      lj.set("o", linear_plan(l.o));
-      lj.set("selfAttentionNorm", norm_plan(l.self_attention_norm));
-      lj.set("ffnW1", linear_plan(l.ffn_w1));
-      lj.set("ffnW2", linear_plan(l.ffn_w2));
-      lj.set("activation", l.activation);
-      lj.set("ffnNorm", norm_plan(l.ffn_norm));
-      layers.call<void>("push", lj);
-    }
-    js.set("encoderLayers", layers);
-    js.set("encoderFinalNorm", norm_plan(p.encoder_final_norm));
-    js.set("output", linear_plan(p.output));
-    return js;
+    return or_js_error("plan", [&] {
+      const tformer::ModelPlan p = translator_.plan();
+      auto layer = [](const tformer::EncoderLayerPlan& l) {
+        return object({{"norm", val(l.norm)},
+                       {"rawSelfKv", val(l.raw_self_kv)},
+                       {"qkv", linear_plan(l.qkv)},
+                       {"q", linear_plan(l.q)},
+                       {"kv", linear_plan(l.kv)},
+                       {"o", linear_plan(l.o)},
+                       {"selfAttentionNorm", norm_plan(l.self_attention_norm)},
+                       {"ffnW1", linear_plan(l.ffn_w1)},
+                       {"ffnW2", linear_plan(l.ffn_w2)},
+                       {"activation", val(l.activation)},
+                       {"ffnNorm", norm_plan(l.ffn_norm)}});
+      };
+      return object({{"dModel", val(p.d_model)},
+                     {"heads", val(p.heads)},
+                     {"ffnDim", val(p.ffn_dim)},
+                     {"sourceEmbedding", val(p.source_embedding)},
+                     {"embeddingScale", val(p.embedding_scale)},
+                     {"encoderLayers", array_of(p.encoder_layers, layer)},
+                     {"encoderFinalNorm", norm_plan(p.encoder_final_norm)},
+                     {"output", linear_plan(p.output)}});
+    });
   }
 
+  // The model (config and metadata as the engine reads them, sizes, tensors) and how it runs:
+  // threads, and `kernels`, the engine's kernel library ('xnnpack'; the C++ Backend). `backend`
+  // is kept as a deprecated alias of `kernels`: in the npm package "backend" names where a
+  // translation runs ('wasm' or 'webgpu').
   val info() const {
-    const tformer::ModelInfo& i = translator_.info();
-    val js = val::object();
-    val json = val::global("JSON");
-    js.set("config", json.call<val>("parse", i.config_json));
-    js.set("metadata", json.call<val>("parse", i.metadata_json));
-    js.set("fileBytes", double(i.file_bytes));
-    js.set("parameters", double(i.parameters));
-    js.set("backend", translator_.backend_name());
-    js.set("threads", translator_.threads());
-    val tensors = val::array();
-    for (const auto& t : i.tensors) {
-      val tj = val::object();
-      tj.set("name", t.name);
-      tj.set("dtype", t.dtype);
-      val shape = val::array();
-      for (int64_t d : t.shape) shape.call<void>("push", double(d));
-      tj.set("shape", shape);
-      tj.set("bytes", double(t.bytes));
-      tensors.call<void>("push", tj);
-    }
-    js.set("tensors", tensors);
-    return js;
+    return or_js_error("info", [&] {
+      const tformer::ModelInfo& i = translator_.info();
+      const val json = val::global("JSON");
+      auto tensor = [](const tformer::TensorInfo& t) {
+        std::vector<double> shape(t.shape.begin(), t.shape.end());
+        return object({{"name", val(t.name)},
+                       {"dtype", val(t.dtype)},
+                       {"shape", array_of(shape, [](double d) { return val(d); })},
+                       {"bytes", val(double(t.bytes))}});
+      };
+      return object({{"config", json.call<val>("parse", i.config_json)},
+                     {"metadata", json.call<val>("parse", i.metadata_json)},
+                     {"fileBytes", val(double(i.file_bytes))},
+                     {"parameters", val(double(i.parameters))},
+                     {"kernels", val(translator_.backend_name())},
+                     {"backend", val(translator_.backend_name())},  // deprecated: the old name of kernels
+                     {"threads", val(translator_.threads())},
+                     {"tensors", array_of(i.tensors, tensor)}});
+    });
   }
 
  private:
@@ -380,37 +410,20 @@ class JsTranslator {
     return o;
   }
 
-  val translate_unguarded(const val& texts, const JsOptions& options) {
-    const auto results = translator_.translate(texts_of(texts), with_text_handling(to_engine(options)));
-    val out = val::array();
-    for (const auto& r : results) out.call<void>("push", to_js(r, options));
-    return out;
-  }
-
-  static val strings(const std::vector<std::string>& items) {
-    val out = val::array();
-    for (const std::string& s : items) out.call<void>("push", s);
-    return out;
-  }
+  // A product or a norm of the plan; null where the model has none.
   static val linear_plan(const tformer::LinearPlan& p) {
     if (p.weights.empty()) return val::null();
-    val js = val::object();
-    js.set("weights", strings(p.weights));
-    js.set("biases", strings(p.biases));
-    js.set("in", double(p.in));
-    js.set("out", double(p.out));
-    return js;
+    return object({{"weights", string_array(p.weights)},
+                   {"biases", string_array(p.biases)},
+                   {"in", val(double(p.in))},
+                   {"out", val(double(p.out))}});
   }
   static val norm_plan(const tformer::NormPlan& p) {
     if (p.weight.empty()) return val::null();
-    val js = val::object();
-    js.set("weight", p.weight);
-    js.set("bias", p.bias);
-    js.set("eps", p.eps);
-    return js;
+    return object({{"weight", val(p.weight)}, {"bias", val(p.bias)}, {"eps", val(p.eps)}});
   }
 
-  // A string or an array of strings, checked.
+  // A string or an array of strings, checked (the errors are named by the call: or_js_error).
   static std::vector<std::string> texts_of(const val& texts) {
     std::vector<std::string> inputs;
     const bool single = texts.typeOf().as<std::string>() == "string";
@@ -418,12 +431,12 @@ class JsTranslator {
       inputs.push_back(texts.as<std::string>());
     } else {
       if (!val::global("Array").call<bool>("isArray", texts))
-        throw tformer::Error("translate() takes a string or an array of strings");
+        throw tformer::Error("takes a string or an array of strings");
       const size_t n = texts["length"].as<size_t>();
       for (size_t i = 0; i < n; ++i) {
         const val item = texts[i];
         if (item.typeOf().as<std::string>() != "string")
-          throw tformer::Error("translate(): item " + std::to_string(i) + " is not a string");
+          throw tformer::Error("item " + std::to_string(i) + " is not a string");
         inputs.push_back(item.as<std::string>());
       }
     }
@@ -440,10 +453,8 @@ JsOptions default_options() { return JsOptions{}; }
 // The engine's limits that the npm package checks up front (web/src/options.js), read from here so
 // that they are written once, in C++.
 val limits() {
-  val js = val::object();
-  js.set("maxBeam", tformer::kMaxBeamSize);
-  js.set("defaultMaxInputChars", double(tformer::TranslateOptions().max_input_chars));
-  return js;
+  return object({{"maxBeam", val(tformer::kMaxBeamSize)},
+                 {"defaultMaxInputChars", val(double(tformer::TranslateOptions().max_input_chars))}});
 }
 
 }  // namespace

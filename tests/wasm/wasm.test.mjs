@@ -85,6 +85,7 @@ test('info() describes the model and the thread count', async () => {
   const info = t.info();
   assert.equal(info.threads, 2);
   assert.equal(info.backend, 'xnnpack');
+  assert.equal(info.kernels, 'xnnpack', 'kernels: the kernel library; backend: its deprecated alias');
   assert.equal(info.config.d_model, 32);
   assert.equal(info.config.positional_encoding, 'marian');
   assert.ok(info.tensors.some(x => x.name === 'embedding.weight' && x.dtype === 'f16'));
@@ -118,7 +119,7 @@ for (const variant of ['st', 'mt']) {
     assert.equal(t.translate('', options())[0].text, '');
 
     assert.throws(() => t.translate(['ok', 'a\uD800b'], options()),
-                  { message: 'input text 2 is not valid Unicode: lone UTF-16 surrogate at index 1' });
+                  { message: 'translate(): input text 2 is not valid Unicode: lone UTF-16 surrogate at index 1' });
     assert.throws(() => t.translate(['\uDFFF'], options()), /lone UTF-16 surrogate at index 0/);
     stillWorks();
     assert.throws(() => t.translate([42], options()), { message: 'translate(): item 0 is not a string' });
@@ -144,6 +145,41 @@ for (const variant of ['st', 'mt']) {
     stillWorks();
   });
 }
+
+test('errors leave the bindings one way: an Error named by the JS call that failed, the engine\'s words apart', async () => {
+  const M = modules.st ??= await loadVariant('st');
+  const t = await translator('st', 'marian', 1);
+  // message: "call(): detail"; call and detail also as properties.
+  const named = (call, detail) => (e) => {
+    assert.ok(e instanceof Error);
+    assert.equal(e.call, call);
+    if (typeof detail === 'string') assert.equal(e.detail, detail);
+    else assert.match(e.detail, detail);
+    assert.equal(e.message, `${call}(): ${e.detail}`);
+    return true;
+  };
+  assert.throws(() => t.translate([42], options()), named('translate', 'item 0 is not a string'));
+  assert.throws(() => t.begin([42], options()), named('begin', 'item 0 is not a string'), 'begin() is not called translate()');
+  assert.throws(() => t.begin({}, options()), named('begin', 'takes a string or an array of strings'));
+  assert.throws(() => t.begin(['x'], options({ beam: 0 })), named('begin', 'invalid translate options: beam size must be between 1 and 64 (got 0)'));
+  assert.throws(() => t.begin(['a\uDC00'], options()), named('begin', 'input text 1 is not valid Unicode: lone UTF-16 surrogate at index 1'));
+  assert.throws(() => t.translate(['x'.repeat(11)], options({ maxInputChars: 10 })), named('translate', /^input text 1 has 11 characters/));
+  assert.throws(() => t.tensorView('no.such.tensor'), named('tensorView', /no\.such\.tensor/));
+  assert.throws(() => new M.Translator(new Uint8Array(0), 1), named('new Translator', /too small for a \.tfm model/));
+  assert.throws(() => new M.Translator(new ArrayBuffer(8), 1), named('new Translator', 'the model must be given as a Uint8Array holding a .tfm file'));
+  // The session's calls: the engine's message names the call itself, in its JS name.
+  const s = t.begin(['Hallo Welt.'], options());
+  try {
+    assert.equal(s.next().kind, 'encode');
+    assert.throws(() => s.provideLogits(new Float32Array(4)), (e) => e.call === 'provideLogits' && e.message === e.detail &&
+      e.message === 'provideLogits() needs a projection request, but an encode request is pending');
+    assert.throws(() => s.provideEncoderOutput([1]), (e) => e.call === 'provideEncoderOutput' && e.message === 'provideEncoderOutput() takes a Float32Array');
+    assert.throws(() => s.results(), (e) => e.call === 'results' && /^results\(\): the translation is not finished/.test(e.message));
+  } finally {
+    s.delete();
+  }
+  assert.equal(t.translate(['Die Katze schläft.'], options())[0].text, golden('marian').sentences[2].greedy.text, 'still usable');
+});
 
 for (const variant of ['st', 'mt']) {
   test(`${variant}: the step-wise session (Translator.begin) gives translate()'s results; misuse throws Errors`, async () => {

@@ -53,6 +53,7 @@ test('info says what runs; auto in Node is wasm', async () => {
   assert.equal(info.adapter, null);
   assert.equal(info.gpu, null);
   assert.equal(info.engine, 'xnnpack');
+  assert.equal(info.kernels, 'xnnpack', 'kernels: the name of the kernel library; engine: its deprecated alias');
   assert.equal(info.worker, 'worker_threads');
   assert.deepEqual(info.warnings, []);
   assert.equal(info.model.name, 'fixture-marian');
@@ -216,6 +217,21 @@ test('bad input: clear errors, and the translator keeps working', async () => {
   assert.ok(r.sentences.every((s) => s.tokens.length <= 8));
   await stillWorks();
   assert.equal(t.info.restarts, 0, 'errors do not restart the engine');
+});
+
+test("maxLength is bounded by the engine's rule, not by a copy in the package; engine refusals in the engine's words", async () => {
+  const t = await create({ model: fixtureBytes('marian') });
+  const text = golden('marian').sentences[2].text;
+  const plain = await t.translate(text);
+  // Past the model's positions the engine's length rule decides: the same translation.
+  assert.equal((await t.translate(text, { maxLength: 100000 })).text, plain.text);
+  assert.equal((await t.translate(text, { maxLength: 2 ** 31 - 1 })).text, plain.text);
+  await assert.rejects(t.translate(text, { maxLength: -1 }), { name: 'RangeError', message: "translate: option 'maxLength' must be between 0 and 2147483647 (got -1)" });
+  await assert.rejects(t.translate(text, { maxLength: 2 ** 31 }), { name: 'RangeError', message: /option 'maxLength' must be between 0 and 2147483647/ });
+  // The wasm call that refused (translate) is not named: the caller called the package's translate().
+  await assert.rejects(t.translate('x'.repeat(11), { maxInputChars: 10 }),
+    { message: 'input text 1 has 11 characters, more than the limit of 10 per input' });
+  assert.equal((await t.translate(text)).text, plain.text);
 });
 
 test('abort: a queued request is removed, a running one is stopped and the engine restarted', async () => {

@@ -111,7 +111,7 @@ test('chooseEngine (the page side): whether a GPU may be tried at all', () => {
 test("the engine's fallback warning says once what was asked for", async () => {
   const { Engine } = await import('../../web/src/engine.js');
   const engine = new Engine(null, null, 'single', {});
-  engine.useWasm('webgpu was asked for, but there is no WebGPU adapter', true);
+  engine.noAdapter('there is no WebGPU adapter');
   assert.deepEqual(engine.warnings, ["backend 'webgpu' was asked for, using 'wasm' instead: there is no WebGPU adapter"]);
   assert.equal(engine.backendReason, 'webgpu was asked for, but there is no WebGPU adapter');
 });

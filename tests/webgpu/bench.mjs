@@ -53,9 +53,10 @@ const { runtime, reason } = withGpu ? await nodeRuntime({ f16Weights: false }) :
 if (withGpu && !runtime) throw new Error(reason);
 const t0 = performance.now();
 // A GPU failure would make the WebGPU rows wasm rows: it stops the benchmark instead.
-const backend = withGpu ? await WebGpuBackend.create(translator, { runtime, onFallback: (e) => { throw e; } }) : null;
+const made = withGpu ? await WebGpuBackend.create(translator, { runtime, onFallback: (e) => { throw e; } }) : { backend: null };
 const uploadMs = performance.now() - t0;
-if (withGpu && !backend) throw new Error(`no WebGPU backend: ${WebGpuBackend.lastRefusal}`);
+if (withGpu && !made.backend) throw new Error(`no WebGPU backend: ${made.reason}`);
+const backend = made.backend;
 const adapter = runtime?.adapter.info ?? {};
 const config = translator.info().config;
 

@@ -9,8 +9,8 @@ import { browserSkip as skip, serveRepository, launchChromium } from './chromium
 async function encoderCheck(base) {
   const gpuModule = await import(`${base}/web/src/webgpu/index.js`);
   const cpu = await import(`${base}/tests/webgpu/cpu_reference.mjs`);
-  const runtime = await gpuModule.acquireGpu();
-  if (!runtime) return { adapter: null };
+  const { runtime, reason } = await gpuModule.acquireGpu();
+  if (!runtime) return { adapter: null, reason };
   const cfg = { heads: 4, d_model: 32, ffn_dim: 72, encoder_layers: 2, norm: 'post', activation: 'relu', layer_norm_eps: 1e-5 };
   const tensor = cpu.randomEncoderWeights(cfg, 5);
   const encoder = await gpuModule.GpuEncoder.create(runtime, cpu.encoderPlan(cfg), tensor);
@@ -38,7 +38,7 @@ test('WebGPU encoder in headless Chromium: page and module Worker', { skip }, as
       return new Promise((resolve) => { worker.onmessage = (e) => resolve(e.data); });
     }, source);
     for (const [where, r] of [['page', inPage], ['worker', inWorker]]) {
-      if (r.adapter === null) return t.skip(`no WebGPU adapter in Chromium's ${where}`);
+      if (r.adapter === null) return t.skip(`no WebGPU in Chromium's ${where}: ${r.reason}`);
       assert.equal(r.error, undefined, `${where}: ${r.error}`);
       assert.ok(r.nmse < 1e-6, `${where}: nmse ${r.nmse}`);
       assert.equal(r.counters.submissions, 1);

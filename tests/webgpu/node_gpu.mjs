@@ -20,10 +20,10 @@ export async function nodeRuntime(options = {}) {
   }
   const { create, globals } = webgpu;
   Object.assign(globalThis, globals);
-  const runtime = await acquireGpu({ gpu: create([]), ...options });
+  const { runtime, reason } = await acquireGpu({ gpu: create([]), ...options });
   if (!runtime) {
     return {
-      reason: 'no WebGPU adapter: install Debian packages chromium and libvulkan1 (SwiftShader), ' +
+      reason: `${reason}: install Debian packages chromium and libvulkan1 (SwiftShader), ` +
         `or set VK_ICD_FILENAMES (now ${process.env.VK_ICD_FILENAMES ?? 'unset'})`,
     };
   }

@@ -18,6 +18,8 @@ import { translateOnBothBackends } from './session_check.mjs';
 import { encoderPlan } from './cpu_reference.mjs';
 import { FIXTURES, INT8_FIXTURES, fixtureFile, lines, largeModel, germanSentences } from './models.mjs';
 import { loadVariant, wasmDir, options } from '../wasm/load_module.mjs';
+import { acquireGpu, GpuOutOfMemoryError } from '../../web/src/webgpu/runtime.js';
+import { WebGpuBackend } from '../../web/src/webgpu/backend.js';
 
 const SCORE_TOLERANCE = 1e-4; // GPU and wasm agree to f32 rounding, not bit for bit
 
@@ -163,6 +165,48 @@ for (const fault of ['lose-device', 'oom']) {
     if (!own.isLost) own.destroy();
   });
 }
+
+// Fakes of the WebGPU API's objects, enough for acquisition to fail at each of its steps.
+const fakeGpu = {
+  noAdapter: { requestAdapter: async () => null },
+  adapterThrows: { requestAdapter: async () => { throw new Error('blocked by policy'); } },
+  noDevice: { requestAdapter: async () => ({ features: new Set(), limits: {}, requestDevice: async () => null }) },
+  deviceThrows: { requestAdapter: async () => ({ features: new Set(), limits: {}, requestDevice: async () => { throw new Error('limits too high'); } }) },
+};
+
+test('acquireGpu and WebGpuBackend.create resolve to a value or to the reason there is none', async () => {
+  const reasons = {
+    noAdapter: 'no WebGPU adapter',
+    adapterThrows: 'no WebGPU adapter: requestAdapter failed: blocked by policy',
+    noDevice: 'no WebGPU device',
+    deviceThrows: 'no WebGPU device: requestDevice failed: limits too high',
+  };
+  for (const [name, reason] of Object.entries(reasons)) {
+    assert.deepEqual(await acquireGpu({ gpu: fakeGpu[name] }), { reason }, name);
+    // The translator is not looked at before there is a device.
+    assert.deepEqual(await WebGpuBackend.create(null, { gpu: fakeGpu[name] }), { reason }, name);
+  }
+  assert.deepEqual(await acquireGpu({ gpu: null }), { reason: 'no WebGPU (no GPU object such as navigator.gpu)' });
+  assert.equal('lastRefusal' in WebGpuBackend, false, 'no static state tells why');
+});
+
+test('WebGpuBackend.create: { backend } with a device, { reason } when the weights do not fit', { skip }, async () => {
+  const translator = new Module.Translator(modelBytes(fixtureFile('marian', 'model.tfm')), 1);
+  const guard = runtime.guardMemory;
+  try {
+    const made = await WebGpuBackend.create(translator, { runtime });
+    assert.deepEqual(Object.keys(made), ['backend']);
+    assert.ok(made.backend instanceof WebGpuBackend && made.backend.usable);
+    made.backend.destroy();
+    runtime.guardMemory = async (what) => { throw new GpuOutOfMemoryError(`GPU out of memory while allocating ${what} (simulated)`); };
+    assert.deepEqual(await WebGpuBackend.create(translator, { runtime }),
+      { reason: 'GPU out of memory while allocating encoder weights (simulated)' });
+  } finally {
+    runtime.guardMemory = guard;
+    translator.delete();
+  }
+  assert.equal(runtime.isLost, false, 'a runtime given is not destroyed by a refusal');
+});
 
 test('larger random model (d 256, 16k vocabulary, 6 + 2 layers): WebGPU and wasm agree token for token', { skip, timeout: 1_200_000 }, async (t) => {
   // Greedy with candidates: one (logit, id) per row read back instead of 16k logits.

@@ -57,8 +57,9 @@ export async function translateOnBothBackends(Module, bytes, texts, options, { t
   let backend = null;
   try {
     const fallbacks = [];
-    backend = await WebGpuBackend.create(translator, { gpu, runtime, candidates, onFallback: (e) => fallbacks.push(e.message) });
-    if (!backend) return { adapter: null, reason: WebGpuBackend.lastRefusal };
+    const made = await WebGpuBackend.create(translator, { gpu, runtime, candidates, onFallback: (e) => fallbacks.push(e.message) });
+    if (!made.backend) return { adapter: null, reason: made.reason };
+    backend = made.backend;
     const t0 = performance.now();
     const wasm = translator.translate(texts, options);
     const t1 = performance.now();

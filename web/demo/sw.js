@@ -9,7 +9,7 @@ const PRECACHE = [
   './', 'demo.js', 'demo.css', 'heatmap.js', 'markdown.js', 'favicon.svg', 'registry.json',
   '../src/index.js', '../src/errors.js', '../src/translator.js', '../src/environment.js', '../src/select.js', '../src/options.js',
   '../src/model-loader.js', '../src/registry.js', '../src/wasm-files.js', '../src/engine-host.js',
-  '../src/request-queue.js', '../src/worker.js', '../src/engine.js', '../src/alignment.js',
+  '../src/request-queue.js', '../src/worker.js', '../src/engine.js', '../src/alignment.js', '../src/results.js',
   '../src/webgpu/backend.js', '../src/webgpu/encoder.js', '../src/webgpu/half.js', '../src/webgpu/index.js',
   '../src/webgpu/ops.js', '../src/webgpu/run_session.js', '../src/webgpu/runtime.js',
   '../src/webgpu/kernels/attention.js', '../src/webgpu/kernels/elementwise.js', '../src/webgpu/kernels/layer_norm.js',

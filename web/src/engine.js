@@ -1,7 +1,7 @@
 // The engine: one instance of a wasm build and the Embind Translator made from one model, and,
 // where the GPU is used, a WebGpuBackend answering the engine's step-wise TranslationSession
 // (src/webgpu/, BRIDGE.md). It runs where the computing happens (the package's Worker).
-// Results leave in the package's shape (types/index.d.ts: Translation).
+// Results leave in the package's shape (results.js; types/index.d.ts: Translation).
 //
 // A GPU failure during a translation (device lost, out of memory, a refused submission) disables
 // the backend; runSession answers the pending request and every later one on wasm with the same
@@ -9,7 +9,7 @@
 // translation completes. `onFallback` (set by the Worker) reports it once.
 import { decideBackend, adapterName } from './select.js';
 import { isNode } from './environment.js';
-import { paragraphAlignment } from './alignment.js';
+import { completeTranslation } from './results.js';
 import { WebGpuBackend } from './webgpu/backend.js';
 import { runSession } from './webgpu/run_session.js';
 
@@ -19,6 +19,9 @@ export const MODEL_REFUSED = 'the engine could not read the model: ';
 
 // How long dispose() waits for Dawn to report a destroyed device gone.
 const GPU_RELEASE_WAIT_MS = 2000;
+
+// The start of the warning when 'webgpu' was asked for and wasm is used.
+const WEBGPU_INSTEAD = "backend 'webgpu' was asked for, using 'wasm' instead: ";
 
 export class Engine {
   /**
@@ -48,16 +51,17 @@ export class Engine {
       translator = new module.Translator(model, threads);
     } catch (e) {
       module.PThread?.terminateAllThreads();
-      throw new Error(MODEL_REFUSED + messageOf(e), { cause: e });
+      throw new Error(MODEL_REFUSED + engineMessage(e), { cause: e });
     }
     const t2 = performance.now();
     const engine = new Engine(module, translator, variant, { instantiateMs: t1 - t0, modelMs: t2 - t1 });
     engine.backendReason = backendReason ?? 'asked for';
     if (backend === 'webgpu') {
+      const requested = requestedBackend === 'webgpu' ? 'webgpu' : 'auto';
       try {
-        await engine.startGpu(requestedBackend === 'webgpu' ? 'webgpu' : 'auto');
+        await engine.startGpu(requested);
       } catch (e) {
-        engine.useWasm(`the WebGPU backend could not start: ${messageOf(e)}`, requestedBackend === 'webgpu');
+        engine.refuseGpu(`the WebGPU backend could not start: ${messageOf(e)}`, requested);
       }
       engine.startTimings.gpuMs = performance.now() - t2;
     }
@@ -69,8 +73,8 @@ export class Engine {
     this.translator = translator;
     this.variant = variant;
     this.startTimings = timings;
-    this.backend = null;        // a WebGpuBackend while the GPU is used
-    this.backendName = 'wasm';
+    this.webgpu = null;         // the WebGpuBackend while the GPU is used
+    this.backend = 'wasm';      // 'wasm' | 'webgpu': where translations run (info.backend)
     this.backendReason = 'asked for';
     this.adapter = null;        // describeAdapter() summary of the adapter looked at, if any
     this.gpu = null;            // the GPU object (kept referenced: npm webgpu frees Dawn with it)
@@ -82,44 +86,49 @@ export class Engine {
   // Looks for an adapter, applies the rule (decideBackend) and uploads the weights.
   async startGpu(requested) {
     const node = isNode();
-    const { gpu, reason } = await openGpu(node);
-    this.gpu = gpu;
-    let adapter = null;
-    if (gpu) {
-      try {
-        adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
-      } catch { /* none */ }
-    }
+    const opened = await openAdapter(node);
+    this.gpu = opened.gpu ?? null;
     const config = this.translator.info().config;
-    const decision = decideBackend({ requested, node, adapter, config });
+    const decision = decideBackend({ requested, node, adapter: opened.adapter ?? null, config });
     this.adapter = decision.adapter;
     if (decision.backend === 'wasm') {
-      return this.useWasm(gpu || requested !== 'webgpu' ? decision.reason : `${decision.reason} (${reason})`, requested === 'webgpu');
+      // 'webgpu' asked for goes to wasm only without an adapter, and then `opened` says why.
+      return requested === 'webgpu' ? this.noAdapter(opened.reason) : this.useWasm(decision.reason);
     }
     // The adapter already looked at is the one used (an adapter gives one device).
-    const backend = await WebGpuBackend.create(this.translator, {
-      gpu: { requestAdapter: async () => adapter },
+    const made = await WebGpuBackend.create(this.translator, {
+      gpu: { requestAdapter: async () => opened.adapter },
       onFallback: (error) => this.fellBack(error),
     });
-    if (!backend) return this.useWasm(`WebGPU refused: ${WebGpuBackend.lastRefusal}`, requested === 'webgpu');
-    injectFault(backend);
-    this.backend = backend;
-    this.backendName = 'webgpu';
+    if (!made.backend) return this.refuseGpu(`WebGPU refused: ${made.reason}`, requested);
+    this.webgpu = made.backend;
+    this.backend = 'webgpu';
     this.backendReason = decision.reason;
-    this.gpuInfo = { uploadedBytes: backend.runtime.counters.uploadedBytes, f16Weights: backend.runtime.useF16Weights };
+    this.gpuInfo = { uploadedBytes: made.backend.runtime.counters.uploadedBytes, f16Weights: made.backend.runtime.useF16Weights };
   }
 
-  useWasm(reason, warn) {
-    this.backendName = 'wasm';
+  // wasm, for `reason` (info.backendReason); `warning`, if any, goes to info.warnings.
+  useWasm(reason, warning = null) {
+    this.backend = 'wasm';
     this.backendReason = reason;
-    // decideBackend's reasons may already say what was asked for: do not say it twice.
-    if (warn) this.warnings.push(`backend 'webgpu' was asked for, using 'wasm' instead: ${reason.replace(/^webgpu was asked for, but /, '')}`);
+    if (warning) this.warnings.push(warning);
+  }
+
+  // 'webgpu' was asked for, but there is no adapter (`why`): wasm, with a warning that says once
+  // what was asked for.
+  noAdapter(why) {
+    this.useWasm(`webgpu was asked for, but ${why}`, `${WEBGPU_INSTEAD}${why}`);
+  }
+
+  // The GPU could not be used (`reason`): wasm, with a warning where 'webgpu' was asked for.
+  refuseGpu(reason, requested) {
+    this.useWasm(reason, requested === 'webgpu' ? `${WEBGPU_INSTEAD}${reason}` : null);
   }
 
   // The backend disabled itself after a GPU failure: wasm from now on.
   fellBack(error) {
     const message = `WebGPU failed, translating on wasm from now on: ${messageOf(error)}`;
-    this.backendName = 'wasm';
+    this.backend = 'wasm';
     this.backendReason = `fell back after a GPU failure: ${messageOf(error)}`;
     this.warnings.push(message);
     try {
@@ -132,8 +141,8 @@ export class Engine {
     return {
       variant: this.variant,
       threads: i.threads,
-      engine: i.backend,
-      backend: this.backendName,
+      kernels: i.kernels,
+      backend: this.backend,
       backendReason: this.backendReason,
       adapter: adapterName(this.adapter),
       gpu: this.gpuInfo,
@@ -165,34 +174,41 @@ export class Engine {
    */
   async translate(texts, options, signal = undefined) {
     const t0 = performance.now();
-    if (this.backend && !this.backend.usable) this.dropGpu();  // lost while idle
+    if (this.webgpu && !this.webgpu.usable) this.dropGpu();  // lost while idle
     // Pass-through and the repetition guard are engine settings for the requests that follow.
     this.translator.setTextHandling(options.passthrough === true, options.repetitionGuard === true);
     let raw;
     let gpu = null;
-    const backend = this.backend;
-    if (backend?.usable) {
-      backend.resetCounters();
-      raw = await runSession(this.translator.begin(texts, options), backend, { signal });
-      const c = backend.counters;
-      gpu = { submissions: c.submissions, readbacks: c.readbacks, readBytes: c.readBytes, encodes: c.encodes, projections: c.projections };
-      if (!backend.usable) this.dropGpu();
-    } else {
-      raw = this.translator.translate(texts, options);
+    const webgpu = this.webgpu;
+    try {
+      if (webgpu?.usable) {
+        webgpu.resetCounters();
+        raw = await runSession(this.translator.begin(texts, options), webgpu, { signal });
+        const c = webgpu.counters;
+        gpu = { submissions: c.submissions, readbacks: c.readbacks, readBytes: c.readBytes, encodes: c.encodes, projections: c.projections };
+        if (!webgpu.usable) this.dropGpu();
+      } else {
+        raw = this.translator.translate(texts, options);
+      }
+    } catch (e) {
+      // The package's caller called translate(), whichever wasm call (translate, begin, a step)
+      // refused: the error says what the engine said.
+      if (e?.detail === undefined) throw e;
+      throw new Error(engineMessage(e), { cause: e });
     }
     const translateMs = performance.now() - t0;
     return {
-      results: raw.map((r) => shapeTranslation(r, options.returnAlignment)),
+      results: raw.map((r) => completeTranslation(r, options.returnAlignment)),
       translateMs,
-      backend: this.backend ? 'webgpu' : 'wasm',
+      backend: this.webgpu ? 'webgpu' : 'wasm',
       gpu,
     };
   }
 
   // Resolves when the GPU device is gone.
   dropGpu() {
-    const freed = this.backend?.destroy() ?? Promise.resolve();
-    this.backend = null;
+    const freed = this.webgpu?.destroy() ?? Promise.resolve();
+    this.webgpu = null;
     this.gpuInfo = null;
     return freed;
   }
@@ -214,80 +230,34 @@ function messageOf(e) {
   return e instanceof Error ? e.message : String(e);
 }
 
-// The GPU object: navigator.gpu (browsers, also in Workers), or in Node the optional npm package
-// `webgpu` (Dawn; without a GPU it needs VK_ICD_FILENAMES pointing at a Vulkan ICD such as
-// Chromium's SwiftShader). Resolves to { gpu } or { gpu: null, reason }.
-async function openGpu(node) {
+// What the engine said, without the name of the wasm call that failed (wasm/bindings.cc gives it
+// apart as `detail`): the package's own messages name the package's calls.
+function engineMessage(e) {
+  return typeof e?.detail === 'string' ? e.detail : messageOf(e);
+}
+
+// The GPU object and its adapter: navigator.gpu (browsers, also in Workers), or in Node the
+// optional npm package `webgpu` (Dawn; without a GPU it needs VK_ICD_FILENAMES pointing at a Vulkan
+// ICD such as Chromium's SwiftShader). Resolves to { gpu, adapter }, or to { gpu, reason } without
+// an adapter (gpu null where there is no GPU object at all).
+async function openAdapter(node) {
+  let gpu;
   if (!node) {
-    const gpu = globalThis.navigator?.gpu;
-    return gpu ? { gpu } : { gpu: null, reason: 'no navigator.gpu in the Worker' };
+    gpu = globalThis.navigator?.gpu;
+    if (!gpu) return { gpu: null, reason: 'there is no WebGPU adapter (no navigator.gpu in the Worker)' };
+  } else {
+    try {
+      const webgpu = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'webgpu');
+      Object.assign(globalThis, webgpu.globals);
+      gpu = webgpu.create([]);
+    } catch (e) {
+      return { gpu: null, reason: `there is no WebGPU adapter (in Node, WebGPU needs the npm package 'webgpu': ${messageOf(e).split('\n')[0]})` };
+    }
   }
   try {
-    const webgpu = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'webgpu');
-    Object.assign(globalThis, webgpu.globals);
-    return { gpu: webgpu.create([]) };
+    const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+    return adapter ? { gpu, adapter } : { gpu, reason: 'there is no WebGPU adapter' };
   } catch (e) {
-    return { gpu: null, reason: `in Node, WebGPU needs the npm package 'webgpu': ${messageOf(e).split('\n')[0]}` };
+    return { gpu, reason: `there is no WebGPU adapter (requestAdapter failed: ${messageOf(e)})` };
   }
-}
-
-// Tests only (Node): TFORMER_WEBGPU_FAULT=lose-device:N destroys the GPU device during the N-th
-// projection of the engine's life, as a real device loss would (the pending readback fails).
-function injectFault(backend) {
-  const spec = isNode() ? globalThis.process.env.TFORMER_WEBGPU_FAULT : undefined;
-  const match = /^lose-device:(\d+)$/.exec(spec ?? '');
-  if (!match) return;
-  let calls = 0;
-  for (const name of ['project', 'projectCandidates']) {
-    const method = backend[name].bind(backend);
-    backend[name] = (...args) => {
-      const answer = method(...args);
-      if (++calls === Number(match[1])) backend.runtime.device.destroy();
-      return answer;
-    };
-  }
-}
-
-function concatInt32(arrays) {
-  const out = new Int32Array(arrays.reduce((n, a) => n + a.length, 0));
-  let at = 0;
-  for (const a of arrays) { out.set(a, at); at += a.length; }
-  return out;
-}
-
-function alignmentOf(s) {
-  return {
-    sourcePieces: s.sourcePieces,
-    targetPieces: s.targetPieces,
-    weights: s.alignment,  // Float32Array, row-major [targetPieces.length x sourcePieces.length]
-  };
-}
-
-function shapeTranslation(raw, withAlignment) {
-  const sentences = raw.sentences.map((s) => {
-    const sentence = {
-      source: s.source,
-      text: s.text,
-      tokens: s.tokens,
-      score: s.score,
-      sourceTokens: s.sourceTokens,
-      sourcePieces: s.sourcePieces,
-      targetPieces: s.targetPieces,
-    };
-    if (withAlignment) sentence.alignment = alignmentOf(s);
-    if (s.nbest) sentence.nbest = s.nbest;
-    return sentence;
-  });
-  const result = {
-    text: raw.text,
-    tokens: concatInt32(sentences.map((s) => s.tokens)),
-    // One number per input: the mean of its sentences' (length-normalised) scores.
-    score: sentences.length ? sentences.reduce((sum, s) => sum + s.score, 0) / sentences.length : 0,
-    sentences,
-  };
-  if (withAlignment) {
-    result.alignment = sentences.length ? paragraphAlignment(sentences)
-      : { sourcePieces: [], targetPieces: [], weights: new Float32Array(0) };
-  }
-  return result;
 }

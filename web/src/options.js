@@ -7,6 +7,10 @@ const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant',
 const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'maxInputChars', 'maxSentenceTokens', 'passthrough',
   'repetitionGuard', 'signal'];
 
+// The largest value of the binding's int fields (JsOptions in wasm/bindings.cc): the bound of the
+// options the engine itself limits no further.
+const INT_FIELD_MAX = 2 ** 31 - 1;
+
 function checkKeys(what, options, known) {
   if (options === undefined || options === null) return {};
   if (typeof options !== 'object' || Array.isArray(options)) {
@@ -100,14 +104,15 @@ export function engineOptions(options, limits) {
   return {
     beam,
     nbest,
-    maxLength: o.maxLength === undefined ? 0 : integer(what, 'maxLength', o.maxLength, 0, 4096),
+    // No bound of its own: the engine stops at the model's positions whatever is asked.
+    maxLength: o.maxLength === undefined ? 0 : integer(what, 'maxLength', o.maxLength, 0, INT_FIELD_MAX),
     returnScores: true,
     returnAlignment: o.alignment === undefined ? false : boolean(what, 'alignment', o.alignment),
     splitSentences: o.splitSentences === undefined ? true : boolean(what, 'splitSentences', o.splitSentences),
     maxInputChars: o.maxInputChars === undefined ? limits.defaultMaxInputChars
-      : integer(what, 'maxInputChars', o.maxInputChars, 0, 2 ** 31 - 1),
+      : integer(what, 'maxInputChars', o.maxInputChars, 0, INT_FIELD_MAX),
     maxSentenceTokens: o.maxSentenceTokens === undefined ? 0
-      : integer(what, 'maxSentenceTokens', o.maxSentenceTokens, 0, 2 ** 31 - 1),
+      : integer(what, 'maxSentenceTokens', o.maxSentenceTokens, 0, INT_FIELD_MAX),
     // Not fields of the binding's value object: the engine sets them with setTextHandling().
     passthrough: o.passthrough === undefined ? false : boolean(what, 'passthrough', o.passthrough),
     repetitionGuard: o.repetitionGuard === undefined ? false : boolean(what, 'repetitionGuard', o.repetitionGuard),

@@ -109,7 +109,9 @@ export class Translator {
       backendReason: engine.backendReason,
       requestedBackend: choice.requestedBackend,
       adapter: engine.adapter,
-      engine: engine.engine,
+      kernels: engine.kernels,
+      // Deprecated: the old name of `kernels`, kept for callers that read it.
+      engine: engine.kernels,
       crossOriginIsolated: env.crossOriginIsolated,
       worker: env.worker,
       warnings: [...choice.warnings, ...engine.warnings, ...model.warnings],

@@ -219,7 +219,9 @@ export interface TranslatorInfo {
   gpu: { uploadedBytes: number; f16Weights: boolean } | null;
   /** Memory held: the wasm heap, the GPU's weights, the model bytes the page keeps for engine restarts. */
   memory: { wasmBytes: number | null; gpuWeightBytes: number; keptModelBytes: number };
-  /** The engine's kernel library ('xnnpack'). */
+  /** The engine's kernel library ('xnnpack'): what computes on the CPU, whichever the backend. */
+  kernels: string;
+  /** @deprecated The old name of `kernels` (the same value); kept for callers that read it. */
   engine: string;
   crossOriginIsolated: boolean;
   worker: 'web-worker' | 'worker_threads';

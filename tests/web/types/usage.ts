@@ -27,6 +27,9 @@ export async function example(): Promise<string> {
   console.log(backend, why, adapter, gpuBytes, rule.backend, AUTO_MIN_PROJECTION);
   const info: TranslatorInfo = t.info;
   const variant: 'relaxed' | 'threaded' | 'single' = info.variant;
+  const kernels: string = info.kernels;
+  const kernelsByTheOldName: string = info.engine;  // deprecated alias of kernels
+  console.log(kernels, kernelsByTheOldName);
   const one: Translation = await t.translate('Hallo Welt.', { beam: 4, alignment: true, signal: new AbortController().signal });
   const many: Translation[] = await t.translate(['a', 'b']);
   const weights: Float32Array | undefined = one.alignment?.weights;

@@ -4,7 +4,7 @@
 // reads back each row's best candidates (max, log-sum-exp, the best k logits and ids), not the
 // full logits. The wasm engine keeps everything else (tokenizing, decoder layers, search rules).
 //
-//   const backend = await WebGpuBackend.create(translator);   // null: no WebGPU, stay on wasm
+//   const { backend, reason } = await WebGpuBackend.create(translator);  // no backend: wasm, `reason` says why
 //   const results = await runSession(translator.begin(texts, options), backend);
 //
 // Weights go up once, here: they come from the wasm module (Translator.tensorView, the engine's
@@ -25,14 +25,14 @@ export class WebGpuBackend {
   //   onFallback  called with the error when the GPU fails and wasm takes over (default: console.warn)
   //   candidates  true (default): a step reads back each row's best candidates (logSoftmaxTopK),
   //               false: full logits (rows x vocabulary floats)
-  // Resolves to null where there is no WebGPU adapter or device, or the weights do not fit in GPU
-  // memory (`WebGpuBackend.lastRefusal` says why); the caller then translates on wasm.
+  // Resolves to { backend }, or to { reason } where there is no WebGPU adapter or device or the
+  // weights do not fit in GPU memory: the caller then translates on wasm and can say why.
   static async create(translator, { gpu, runtime = null, f16Weights = 'auto', onFallback = null, candidates = true } = {}) {
     const ownsRuntime = !runtime;
-    runtime ??= await acquireGpu({ gpu, f16Weights });
-    if (!runtime) {
-      WebGpuBackend.lastRefusal = 'no WebGPU adapter or device';
-      return null;
+    if (ownsRuntime) {
+      const acquired = await acquireGpu({ gpu, f16Weights });
+      if (!acquired.runtime) return { reason: acquired.reason };
+      runtime = acquired.runtime;
     }
     const { config } = translator.info();
     // What to compute, tensor names included, as the engine built it (C++ owns the model's structure).
@@ -53,10 +53,9 @@ export class WebGpuBackend {
       if (!(error instanceof GpuOutOfMemoryError) && !(error instanceof GpuDeviceLostError)) throw error;
       encoder?.destroy();
       if (ownsRuntime) runtime.destroy();
-      WebGpuBackend.lastRefusal = error.message;
-      return null;
+      return { reason: error.message };
     }
-    return new WebGpuBackend(runtime, config, encoder, projection, { ownsRuntime, onFallback, candidates });
+    return { backend: new WebGpuBackend(runtime, config, encoder, projection, { ownsRuntime, onFallback, candidates }) };
   }
 
   constructor(runtime, config, encoder, projection, { ownsRuntime = false, onFallback = null, candidates = true } = {}) {

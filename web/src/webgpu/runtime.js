@@ -29,22 +29,22 @@ export class GpuDeviceLostError extends Error {}
 // A submission the GPU refused (a bug in the caller or here): never read back zeros silently.
 export class GpuValidationError extends Error {}
 
-// Returns a GpuRuntime, or null when there is no WebGPU, no adapter or no device: the caller then
-// keeps the wasm backend. Never throws for a missing GPU.
+// Resolves to { runtime } (a GpuRuntime), or { reason } when there is no WebGPU, no adapter or no
+// device: the caller then keeps to wasm and can say why. Never throws for a missing GPU.
 //   gpu:         a GPU object (default navigator.gpu)
 //   f16Weights:  'auto' (f16 weights only where the adapter has `shader-f16`), true (f16 weights
 //                everywhere, read through unpack2x16float where `shader-f16` is missing: tests),
 //                false (always f32)
 export async function acquireGpu({ gpu = globalThis.navigator?.gpu, powerPreference = 'high-performance',
   f16Weights = 'auto' } = {}) {
-  if (!gpu) return null;
+  if (!gpu) return { reason: 'no WebGPU (no GPU object such as navigator.gpu)' };
   let adapter;
   try {
     adapter = await gpu.requestAdapter({ powerPreference });
-  } catch {
-    return null;
+  } catch (e) {
+    return { reason: `no WebGPU adapter: requestAdapter failed: ${messageOf(e)}` };
   }
-  if (!adapter) return null;
+  if (!adapter) return { reason: 'no WebGPU adapter' };
   const hasShaderF16 = adapter.features.has('shader-f16');
   // Model weights (an output projection of 32k x 512 floats is 64 MiB) can pass the default
   // 128 MiB binding limit with bigger models: ask for what the adapter can do.
@@ -58,11 +58,15 @@ export async function acquireGpu({ gpu = globalThis.navigator?.gpu, powerPrefere
       requiredFeatures: hasShaderF16 ? ['shader-f16'] : [],
       requiredLimits,
     });
-  } catch {
-    return null;
+  } catch (e) {
+    return { reason: `no WebGPU device: requestDevice failed: ${messageOf(e)}` };
   }
-  if (!device) return null;
-  return new GpuRuntime(adapter, device, { hasShaderF16, f16Weights, gpu });
+  if (!device) return { reason: 'no WebGPU device' };
+  return { runtime: new GpuRuntime(adapter, device, { hasShaderF16, f16Weights, gpu }) };
+}
+
+function messageOf(e) {
+  return e instanceof Error ? e.message : String(e);
 }
 
 // A flat f32 (or u32/i32) array in a storage buffer.

@@ -1,0 +1,37 @@
+// The package's results (types/index.d.ts: Translation) from the engine's. The engine's result
+// objects (wasm/bindings.cc, to_js: per sentence source, text, tokens, score, pieces, alignment,
+// nbest) are the package's: their fields are the bindings' alone and are not copied here. The
+// package adds what its own API has on top of them:
+// - per sentence with `alignment`: the weights with the pieces they align, ready to draw
+//   ({sourcePieces, targetPieces, weights}) instead of the bare matrix;
+// - per input: the tokens of all sentences, the mean of their scores, and with `alignment` the
+//   whole input's alignment (alignment.js).
+import { paragraphAlignment } from './alignment.js';
+
+/**
+ * Completes one engine result (one input) in place and returns it.
+ * @param {object} result what Module.Translator translate() or a session's results() gave for one input
+ * @param {boolean} withAlignment whether the request asked for the alignment (returnAlignment)
+ */
+export function completeTranslation(result, withAlignment) {
+  const { sentences } = result;
+  if (withAlignment) {
+    for (const s of sentences) {
+      // Row-major [targetPieces.length x sourcePieces.length], as the engine gives it.
+      s.alignment = { sourcePieces: s.sourcePieces, targetPieces: s.targetPieces, weights: s.alignment };
+    }
+    result.alignment = sentences.length ? paragraphAlignment(sentences)
+      : { sourcePieces: [], targetPieces: [], weights: new Float32Array(0) };
+  }
+  result.tokens = concatInt32(sentences.map((s) => s.tokens));
+  // One number per input: the mean of its sentences' (length-normalised) scores.
+  result.score = sentences.length ? sentences.reduce((sum, s) => sum + s.score, 0) / sentences.length : 0;
+  return result;
+}
+
+function concatInt32(arrays) {
+  const out = new Int32Array(arrays.reduce((n, a) => n + a.length, 0));
+  let at = 0;
+  for (const a of arrays) { out.set(a, at); at += a.length; }
+  return out;
+}
