@@ -29,8 +29,8 @@ import sys
 from dataclasses import dataclass
 
 WORDS = re.compile(r"\w+|[^\w\s]")  # Python's Unicode \w: letters, digits, underscore
-DEFAULT_GOLD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "eval", "alignment",
-                            "deen.tsv")
+DEFAULT_GOLD = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "eval", "alignment",
+                                             "deen.tsv"))
 GOLD_LANGUAGES = ("de", "en")  # the gold file's source and target columns
 LINK = re.compile(r"^(\d+)([-?])(\d+)$")
 
