@@ -93,7 +93,9 @@ export class EngineHost {
         this.engineBackend = 'wasm';
         this.onFallback?.(message.message);
       } else if (message.type === 'failed') {
-        this.stopWorker(new Error(message.message));
+        const error = new Error(message.message);
+        if (message.modelRefusal !== null) error.modelRefusal = message.modelRefusal;  // see Translator.create
+        this.stopWorker(error);
       } else if (message.type === 'result' || message.type === 'error') {
         const p = this.pending;
         if (!p || p.id !== message.id) return;

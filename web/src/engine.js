@@ -13,9 +13,15 @@ import { completeTranslation } from './results.js';
 import { WebGpuBackend } from './webgpu/backend.js';
 import { runSession } from './webgpu/run_session.js';
 
-// The start of the message of a start that failed because the engine could not read the model
-// (Translator.create turns it into a ModelFormatError naming the file).
-export const MODEL_REFUSED = 'the engine could not read the model: ';
+// A start that failed because the engine could not read the model: `refusal` is what the engine
+// said (Translator.create turns it into a ModelFormatError naming the file).
+export class ModelRefusedError extends Error {
+  constructor(refusal, options) {
+    super(`the engine could not read the model: ${refusal}`, options);
+    this.name = 'ModelRefusedError';
+    this.refusal = refusal;
+  }
+}
 
 // How long dispose() waits for Dawn to report a destroyed device gone.
 const GPU_RELEASE_WAIT_MS = 2000;
@@ -51,7 +57,7 @@ export class Engine {
       translator = new module.Translator(model, threads);
     } catch (e) {
       module.PThread?.terminateAllThreads();
-      throw new Error(MODEL_REFUSED + engineMessage(e), { cause: e });
+      throw new ModelRefusedError(engineMessage(e), { cause: e });
     }
     const t2 = performance.now();
     const engine = new Engine(module, translator, variant, { instantiateMs: t1 - t0, modelMs: t2 - t1 });

@@ -9,7 +9,6 @@ import { EngineHost } from './engine-host.js';
 import { RequestQueue, abortReason } from './request-queue.js';
 import { ModelFormatError, TranslatorDisposedError, checkUnicode } from './errors.js';
 import { primeEnvironment } from './environment.js';
-import { MODEL_REFUSED } from './engine.js';
 
 // The first bytes of every .tfm file (models/FORMAT.md).
 const TFM_MAGIC = 'TFMODEL\0';
@@ -92,8 +91,8 @@ export class Translator {
     } catch (e) {
       host.dispose(e);
       // The engine's own reading of the file failed (truncated, unsupported): name the file.
-      if (typeof e?.message === 'string' && e.message.startsWith(MODEL_REFUSED)) {
-        throw new ModelFormatError(`${what} could not be read: ${e.message.slice(MODEL_REFUSED.length)}`, { model: name, cause: e });
+      if (typeof e?.modelRefusal === 'string') {
+        throw new ModelFormatError(`${what} could not be read: ${e.modelRefusal}`, { model: name, cause: e });
       }
       throw e;
     } finally {

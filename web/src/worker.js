@@ -2,7 +2,8 @@
 // It owns one Engine and answers the host's messages (engine-host.js) one at a time, after saying
 // {type: 'listening'} (the host sends nothing before, so no message can arrive before the handler):
 //   {type: 'start', glueUrl, wasmModule, model, threads, variant, backend, backendReason, requestedBackend}
-//                                           -> {type: 'ready', info} | {type: 'failed', message}
+//                                           -> {type: 'ready', info} | {type: 'failed', message, modelRefusal}
+//                                              (modelRefusal: what the engine said of a model it could not read, else null)
 //   {type: 'translate', id, texts, options} -> {type: 'result', id, results, translateMs, backend, gpu} | {type: 'error', id, message}
 // and, when the GPU fails and wasm takes over (at most once per engine, before the result of the
 // translation it happened in): {type: 'fallback', message}. For an engine on WebGPU in Node
@@ -26,7 +27,7 @@ port.onMessage(async (message) => {
       engine.onFallback = (text) => port.post({ type: 'fallback', message: text });
       port.post({ type: 'ready', info: engine.info() });
     } catch (e) {
-      port.post({ type: 'failed', message: messageOf(e) });
+      port.post({ type: 'failed', message: messageOf(e), modelRefusal: e?.refusal ?? null });
     }
   } else if (message.type === 'translate') {
     chain = chain.then(() => translate(message));
