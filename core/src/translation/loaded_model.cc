@@ -1,0 +1,69 @@
+#include "translation/loaded_model.h"
+
+#include <cstdint>
+#include <utility>
+
+#include "translation/model_info.h"
+
+namespace tformer {
+namespace {
+
+std::unique_ptr<Backend> make_backend(const TranslatorConfig& c) {
+  validate(c);
+  return c.backend == BackendKind::kReference ? make_reference_backend() : make_xnnpack_backend(c.threads);
+}
+
+}  // namespace
+
+LoadedModel::LoadedModel(ModelFile f, const TranslatorConfig& translator_config)
+    : config(f.config()), backend(make_backend(translator_config)) {
+  const TokenizerSpec& spec = f.tokenizer();
+  auto table = [&](const std::string& name) { return name.empty() ? std::string() : f.bytes_of(name); };
+  source_tokenizer.emplace(f.bytes_of(spec.source), table(spec.source_vocab), "tokenizer table '" + spec.source_vocab + "'");
+  target_tokenizer.emplace(f.bytes_of(spec.target), table(spec.target_vocab), "tokenizer table '" + spec.target_vocab + "'");
+  check_tokenizers();
+  f.check_memory();
+  model.emplace(*backend, f);
+  info = describe_model(f, config);
+  segmenter.emplace(config, *source_tokenizer);
+  responses.emplace(config, *source_tokenizer, *target_tokenizer);
+  file.emplace(std::move(f));
+}
+
+void LoadedModel::check_tokenizers() const {
+  const ModelConfig& c = config;
+  // A side's vocabulary may be smaller than vocab_size when source and target vocabularies
+  // differ in size (the embeddings are padded to the larger one); never larger.
+  for (const Tokenizer* t : {&*source_tokenizer, &*target_tokenizer})
+    if (t->vocab_size() > c.vocab_size)
+      throw Error(std::string("invalid model file: the ") + (t->has_vocab_table() ? "vocabulary table" : "SentencePiece model") +
+                  " has " + std::to_string(t->vocab_size()) + " pieces but the config says vocab_size " +
+                  std::to_string(c.vocab_size));
+  // Every special id must be a piece of both tokenizers: an id past a SentencePiece model's end
+  // stops native builds in a CHECK and reads as "" in wasm.
+  const std::pair<const char*, int> specials[] = {
+      {"pad_id", c.pad_id}, {"unk_id", c.unk_id}, {"bos_id", c.bos_id}, {"eos_id", c.eos_id}};
+  for (const auto& [key, id] : specials) {
+    if (id < 0) continue;  // not used by this model
+    for (const auto& [tokenizer, side] : {std::pair{&*source_tokenizer, "source"}, std::pair{&*target_tokenizer, "target"}})
+      if (id >= tokenizer->vocab_size())
+        throw Error(std::string("invalid model file: config '") + key + "' = " + std::to_string(id) +
+                    " is not a piece of the " + side + " tokenizer, which has " +
+                    std::to_string(tokenizer->vocab_size()) + " pieces");
+  }
+}
+
+TensorFloats LoadedModel::tensor_floats(const std::string& name) const {
+  const TensorEntry& t = file->tensor(name);
+  TensorFloats out;
+  out.size = size_t(t.elements());
+  if (t.dtype == DType::kF32 && reinterpret_cast<uintptr_t>(t.data) % alignof(float) == 0) {
+    out.data = reinterpret_cast<const float*>(t.data);
+  } else {
+    out.converted = file->floats(name, t.shape);
+    out.data = out.converted.data();
+  }
+  return out;
+}
+
+}  // namespace tformer

@@ -1,0 +1,48 @@
+#include "translation/response.h"
+
+#include "text/passthrough.h"
+#include "text/tokenizer.h"
+
+namespace tformer {
+
+SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vector<SearchHypothesis>& hyps) const {
+  SentenceTranslation s;
+  s.source = segment.text;
+  s.source_tokens = segment.source;
+  for (int id : segment.source) s.source_pieces.push_back(source_.piece(id));
+  for (SearchHypothesis& h : hyps) {
+    Hypothesis out;
+    out.tokens = h.tokens;
+    out.score = static_cast<float>(h.score);
+    std::vector<int> text_ids;
+    for (int id : h.tokens)
+      if (id != config_.eos_id) text_ids.push_back(id);
+    out.text = target_.decode(text_ids);
+    if (!segment.kept.spans.empty() || segment.kept.verbatim) {
+      std::vector<std::string> source_pieces, target_pieces;
+      for (int id : segment.source)
+        if (!((config_.source_bos && id == config_.bos_id) || (config_.source_eos && id == config_.eos_id)))
+          source_pieces.push_back(source_.piece(id));
+      for (int id : text_ids) target_pieces.push_back(target_.piece(id));
+      out.text = restore(segment.kept, source_pieces, target_pieces, out.text, h.alignment, segment.source.size(),
+                         config_.source_bos ? 1 : 0);
+    }
+    s.hypotheses.push_back(std::move(out));
+  }
+  for (int id : s.hypotheses.at(0).tokens) s.target_pieces.push_back(target_.piece(id));
+  if (segment.alignment) s.alignment = std::move(hyps.at(0).alignment);
+  return s;
+}
+
+void assemble(const std::vector<Segment>& segments, std::vector<SentenceTranslation>& sentences,
+              std::vector<Translation>& paragraphs) {
+  for (size_t u = 0; u < segments.size(); ++u) {
+    Translation& t = paragraphs[segments[u].paragraph];
+    if (!t.sentences.empty())
+      t.text += segments[u].line != segments[u - 1].line ? std::string(segments[u].line - segments[u - 1].line, '\n') : " ";
+    t.text += sentences[u].hypotheses.at(0).text;
+    t.sentences.push_back(std::move(sentences[u]));
+  }
+}
+
+}  // namespace tformer

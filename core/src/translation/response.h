@@ -1,0 +1,41 @@
+// The last step of a translation (Bergamot's response builder): a segment's hypotheses from the
+// search become its SentenceTranslation (each hypothesis detokenized, passthrough's spans put back,
+// the pieces of source and best target, the best one's alignment on request), and the sentences
+// of each input text are joined into its Translation.
+#pragma once
+
+#include <vector>
+
+#include "decoding/search.h"
+#include "model/config.h"
+#include "tformer/translator.h"
+#include "translation/segmenter.h"
+
+namespace tformer {
+
+class Tokenizer;
+
+class ResponseBuilder {
+ public:
+  // The tokenizers must outlive the builder.
+  ResponseBuilder(const ModelConfig& config, const Tokenizer& source, const Tokenizer& target)
+      : config_(config), source_(source), target_(target) {}
+
+  // The translation of one segment from its hypotheses, best first (at least one). Takes the best
+  // hypothesis's alignment (moved out) when the segment asked for it.
+  SentenceTranslation sentence(const Segment& segment, std::vector<SearchHypothesis>& hypotheses) const;
+
+ private:
+  ModelConfig config_;
+  const Tokenizer& source_;
+  const Tokenizer& target_;
+};
+
+// Joins the sentences (one per segment, in segment order; moved out) into the translations of
+// their input texts: sentences of one line by a space, lines by as many line breaks as there were
+// between them. `paragraphs` holds one Translation per input text, empty for a text without
+// segments.
+void assemble(const std::vector<Segment>& segments, std::vector<SentenceTranslation>& sentences,
+              std::vector<Translation>& paragraphs);
+
+}  // namespace tformer

@@ -1,0 +1,50 @@
+// The first step of a translation (Bergamot's text processor): an input text becomes the segments
+// the model translates. Each line is split into sentences (text/sentence_splitter.h) unless asked
+// not to; each sentence is encoded, with what passes through taken out first on request
+// (text/passthrough.h); a sentence longer than the model's positions allow (or than
+// TranslateOptions::max_sentence_tokens) is cut into consecutive pieces, each a segment of its own,
+// so that every segment fits the model with its BOS/EOS.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "model/config.h"
+#include "text/passthrough.h"
+#include "tformer/options.h"
+
+namespace tformer {
+
+class Tokenizer;
+
+// One unit of work: a sentence (or a piece of an over-long one) of one input text.
+struct Segment {
+  size_t paragraph = 0, line = 0;  // which input text, and which line of it
+  std::string text;                // the sentence as split from the input, or the cut piece decoded
+  std::vector<int> source;         // the encoder's input, with BOS/EOS as the model wants them
+  ProtectedSentence kept;          // options.passthrough: what was taken out of the source
+  bool alignment = false;          // return the alignment (passthrough needs it either way)
+};
+
+class Segmenter {
+ public:
+  // `source` must outlive the segmenter.
+  Segmenter(const ModelConfig& config, const Tokenizer& source) : config_(config), source_(source) {}
+
+  // The most source tokens of one segment, BOS/EOS not counted: the model's max_positions less
+  // BOS/EOS, or options.max_sentence_tokens where that is positive and smaller.
+  size_t max_piece_tokens(const TranslateOptions& options) const;
+
+  // Appends the segments of input text number `paragraph` to `out`, in order. Throws
+  // tformer::Error naming the text ("input text 2 ...", counting from 1) when it is not valid
+  // UTF-8 or has more than options.max_input_chars characters. A sentence with no tokens (control
+  // characters only) gives no segment.
+  void split(size_t paragraph, const std::string& text, const TranslateOptions& options, std::vector<Segment>& out) const;
+
+ private:
+  ModelConfig config_;
+  const Tokenizer& source_;
+};
+
+}  // namespace tformer

@@ -1,0 +1,221 @@
+#include "translation/session.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+#include "translation/batcher.h"
+#include "translation/response.h"
+
+namespace tformer {
+namespace {
+
+SearchOptions search_options(const TranslateOptions& options) {
+  SearchOptions so;
+  so.beam_size = options.beam_size;
+  so.nbest = options.nbest;
+  so.length_penalty = options.length_penalty;
+  so.alignment = options.return_alignment || options.passthrough;  // passthrough places spans by it
+  so.repetition_guard = options.repetition_guard;
+  return so;
+}
+
+}  // namespace
+
+TranslationSession::Impl::Impl(std::shared_ptr<LoadedModel> model, const std::vector<std::string>& texts,
+                               const TranslateOptions& options)
+    : m_(std::move(model)), options_(options), paragraphs_(texts.size()) {
+  validate(options);
+  for (size_t p = 0; p < texts.size(); ++p) m_->segmenter->split(p, texts[p], options, segments_);
+  std::vector<size_t> lengths;
+  lengths.reserve(segments_.size());
+  for (const Segment& u : segments_) lengths.push_back(u.source.size());
+  batches_ = make_batches(lengths, options.max_batch_tokens);
+  done_.resize(segments_.size());
+}
+
+TranslationSession::Need TranslationSession::Impl::next() {
+  if (phase_ == Phase::kEncodePending || phase_ == Phase::kProjectPending)
+    throw Error(std::string("next(): the pending ") + (phase_ == Phase::kEncodePending ? "encode" : "projection") +
+                " request has no answer yet: call " +
+                (phase_ == Phase::kEncodePending ? "provide_encoder_output()" : "provide_logits(), provide_candidates()") +
+                " or compute_on_cpu() first");
+  if (phase_ == Phase::kDone) return Need::kDone;
+  std::lock_guard<std::mutex> lock(m_->mutex);
+  if (phase_ == Phase::kEncodeAnswered) {
+    std::vector<int> max_lengths;
+    for (size_t u : batches_[batch_])
+      max_lengths.push_back(max_target_length(segments_[u].source.size(), options_, m_->config.max_positions));
+    search_.emplace(m_->model->decoder(), m_->config, *memory_, std::move(max_lengths), search_options(options_));
+    memory_.reset();  // the decoder keeps the keys and values it needs
+  } else if (phase_ == Phase::kProjectAnswered) {
+    if (answered_with_candidates_)
+      search_->consume_candidates(candidates_.data());
+    else
+      search_->consume_logits();
+  }
+  phase_ = Phase::kIdle;
+  if (search_ && !search_->done()) {
+    hidden_ = search_->hidden().data();
+    phase_ = Phase::kProjectPending;
+    return Need::kProject;
+  }
+  if (search_) {
+    auto hyps = search_->take_results();
+    const std::vector<size_t>& batch = batches_[batch_];
+    for (size_t i = 0; i < batch.size(); ++i) done_[batch[i]] = m_->responses->sentence(segments_[batch[i]], hyps[i]);
+    search_.reset();
+    ++batch_;
+  }
+  if (batch_ < batches_.size()) {
+    make_encode_request();
+    phase_ = Phase::kEncodePending;
+    return Need::kEncode;
+  }
+  assemble(segments_, done_, paragraphs_);
+  phase_ = Phase::kDone;
+  return Need::kDone;
+}
+
+const TranslationSession::EncodeRequest& TranslationSession::Impl::encode_request() const {
+  expect(Phase::kEncodePending, "encode_request()");
+  return request_;
+}
+
+void TranslationSession::Impl::provide_encoder_output(const float* states, size_t size) {
+  expect(Phase::kEncodePending, "provide_encoder_output()");
+  const size_t d = d_model();
+  check_values("provide_encoder_output()", states, size, request_.batch * request_.length * d,
+               "batch " + std::to_string(request_.batch) + " x length " + std::to_string(request_.length) +
+                   " x d_model " + std::to_string(d));
+  EncoderOutput memory;
+  memory.batch = request_.batch;
+  memory.max_length = request_.length;
+  memory.d_model = d;
+  memory.lengths.assign(request_.lengths.begin(), request_.lengths.end());
+  memory.states.assign(states, states + size);
+  memory_ = std::move(memory);
+  phase_ = Phase::kEncodeAnswered;
+}
+
+const float* TranslationSession::Impl::hidden(size_t* rows) const {
+  expect(Phase::kProjectPending, "hidden()");
+  if (rows) *rows = search_->rows();
+  return hidden_;
+}
+
+void TranslationSession::Impl::provide_logits(const float* logits, size_t size) {
+  expect(Phase::kProjectPending, "provide_logits()");
+  const size_t rows = search_->rows();
+  check_values("provide_logits()", logits, size, rows * vocab_size(),
+               std::to_string(rows) + " rows x vocabulary " + std::to_string(vocab_size()));
+  std::copy(logits, logits + size, search_->logits());
+  answered_with_candidates_ = false;
+  phase_ = Phase::kProjectAnswered;
+}
+
+void TranslationSession::Impl::provide_candidates(const float* rows, size_t size) {
+  expect(Phase::kProjectPending, "provide_candidates()");
+  const size_t n = search_->rows(), k = search_->candidates_per_row(), stride = 3 + 2 * k, V = vocab_size();
+  check_values("provide_candidates()", rows, size, n * stride,
+               std::to_string(n) + " rows x (3 + 2 x " + std::to_string(k) + " candidates)");
+  std::vector<float> ids(k);
+  for (size_t r = 0; r < n; ++r) {
+    const float* row = rows + r * stride;
+    auto bad = [&](const std::string& what) { throw Error("provide_candidates(): row " + std::to_string(r) + ": " + what); };
+    if (!std::isfinite(row[0]) || !std::isfinite(row[1])) bad("the max and log-sum-exp must be finite");
+    for (size_t i = 0; i < k; ++i) {
+      const float id = row[3 + 2 * i + 1];
+      if (!(id >= 0 && id < float(V) && id == std::floor(id)))
+        bad("candidate " + std::to_string(i) + " has token id " + std::to_string(id) + ", not one of [0, " + std::to_string(V) + ")");
+      ids[i] = id;
+    }
+    std::sort(ids.begin(), ids.end());
+    if (std::adjacent_find(ids.begin(), ids.end()) != ids.end()) bad("a token id is given twice");
+  }
+  candidates_.assign(rows, rows + size);
+  answered_with_candidates_ = true;
+  phase_ = Phase::kProjectAnswered;
+}
+
+size_t TranslationSession::Impl::candidates_per_row() const {
+  expect(Phase::kProjectPending, "candidates_per_row()");
+  return search_->candidates_per_row();
+}
+
+void TranslationSession::Impl::compute_on_cpu() {
+  if (phase_ != Phase::kEncodePending && phase_ != Phase::kProjectPending)
+    throw Error("compute_on_cpu(): no request is pending (call next() first)");
+  std::lock_guard<std::mutex> lock(m_->mutex);
+  if (phase_ == Phase::kEncodePending) {
+    std::vector<std::vector<int>> sources;
+    for (size_t u : batches_[batch_]) sources.push_back(segments_[u].source);
+    memory_ = m_->model->encoder().forward(sources);
+    phase_ = Phase::kEncodeAnswered;
+  } else {
+    const std::vector<float>& hidden = search_->hidden();
+    m_->model->decoder().project(hidden.data(), search_->rows(), search_->logits());
+    answered_with_candidates_ = false;
+    phase_ = Phase::kProjectAnswered;
+  }
+}
+
+std::vector<Translation> TranslationSession::Impl::results() const {
+  if (phase_ != Phase::kDone) throw Error("results(): the translation is not finished (next() has not returned kDone)");
+  return paragraphs_;
+}
+
+void TranslationSession::Impl::expect(Phase phase, const char* call) const {
+  if (phase_ == phase) return;
+  const char* what = phase == Phase::kEncodePending ? "an encode request" : "a projection request";
+  std::string now;
+  switch (phase_) {
+    case Phase::kIdle: now = "no request is pending (call next() first)"; break;
+    case Phase::kEncodePending: now = "an encode request is pending"; break;
+    case Phase::kProjectPending: now = "a projection request is pending"; break;
+    case Phase::kEncodeAnswered:
+    case Phase::kProjectAnswered: now = "the request was answered (call next())"; break;
+    case Phase::kDone: now = "the translation is finished"; break;
+  }
+  throw Error(std::string(call) + " needs " + what + ", but " + now);
+}
+
+void TranslationSession::Impl::check_values(const char* call, const float* values, size_t size, size_t expected,
+                                            const std::string& shape) {
+  if (size != expected)
+    throw Error(std::string(call) + ": " + std::to_string(size) + " values given, " + std::to_string(expected) +
+                " expected (" + shape + ")");
+  if (!values && size) throw Error(std::string(call) + ": no values given");
+  for (size_t i = 0; i < size; ++i)
+    if (std::isnan(values[i])) throw Error(std::string(call) + ": value " + std::to_string(i) + " is NaN");
+}
+
+void TranslationSession::Impl::make_encode_request() {
+  const std::vector<size_t>& batch = batches_[batch_];
+  request_.batch = batch.size();
+  request_.length = 0;
+  for (size_t u : batch) request_.length = std::max(request_.length, segments_[u].source.size());
+  request_.ids.assign(request_.batch * request_.length, m_->config.pad_id);
+  request_.lengths.clear();
+  for (size_t b = 0; b < batch.size(); ++b) {
+    const std::vector<int>& source = segments_[batch[b]].source;
+    std::copy(source.begin(), source.end(), request_.ids.begin() + long(b * request_.length));
+    request_.lengths.push_back(int32_t(source.size()));
+  }
+}
+
+TranslationSession::TranslationSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TranslationSession::~TranslationSession() = default;
+TranslationSession::Need TranslationSession::next() { return impl_->next(); }
+const TranslationSession::EncodeRequest& TranslationSession::encode_request() const { return impl_->encode_request(); }
+void TranslationSession::provide_encoder_output(const float* states, size_t size) { impl_->provide_encoder_output(states, size); }
+const float* TranslationSession::hidden(size_t* rows) const { return impl_->hidden(rows); }
+void TranslationSession::provide_logits(const float* logits, size_t size) { impl_->provide_logits(logits, size); }
+void TranslationSession::provide_candidates(const float* rows, size_t size) { impl_->provide_candidates(rows, size); }
+size_t TranslationSession::candidates_per_row() const { return impl_->candidates_per_row(); }
+void TranslationSession::compute_on_cpu() { impl_->compute_on_cpu(); }
+std::vector<Translation> TranslationSession::results() const { return impl_->results(); }
+size_t TranslationSession::d_model() const { return impl_->d_model(); }
+size_t TranslationSession::vocab_size() const { return impl_->vocab_size(); }
+
+}  // namespace tformer
