@@ -91,7 +91,10 @@ export interface CreateOptions {
 export interface TranslateOptions {
   /** Beam size; 1 (default) is greedy search. 1..64. */
   beam?: number;
-  /** Longest translation in target tokens per sentence; 0 (default) = the engine's length rule. */
+  /**
+   * Longest translation in target tokens per sentence; 0 (default) = the engine's length rule. The
+   * model's positions bound it whatever is asked.
+   */
   maxLength?: number;
   /** Hypotheses kept per sentence (<= beam), in `sentences[i].nbest`. Default 1. */
   nbest?: number;
