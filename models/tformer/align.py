@@ -263,31 +263,32 @@ def corpus_links(corpus, cfg, cache_dir: str, device="cpu", log=None, **params) 
 
 # ---- plain text files (measuring the aligner) ---------------------------------------------------
 
-def word_index(pieces) -> np.ndarray:
-    """The whitespace word of each SentencePiece piece: a piece starting with U+2581 starts a word."""
-    starts = np.array([p.startswith("\u2581") for p in pieces], dtype=np.int64)
-    return np.maximum(np.cumsum(starts) - 1, 0)
-
-
-def align_text(src_lines, tgt_lines, src_tok, tgt_tok, device="cpu", words: bool = True, **params):
+def align_text(src_lines, tgt_lines, src_tok, tgt_tok, device="cpu", words: bool = True, extra=None, **params):
     """Links of parallel lines, tokenized with src_tok and tgt_tok (tokenizer.Tokenizer): per line a sorted list
-    of (source, target) positions, of whitespace words (a word pair is linked when any of their
-    pieces are) or, with words=False, of pieces."""
+    of (source, target) positions, of words as the gold set of models/eval/alignment counts them
+    (aer.WORDS: runs of letters and digits, and each punctuation mark; a word pair is linked when
+    any of their pieces are) or, with words=False, of pieces. extra: more (source lines, target lines) aligned
+    with them for the statistics only (a small test set alone is too little for EM)."""
     if len(src_lines) != len(tgt_lines):
         raise ValueError(f"{len(src_lines)} source lines but {len(tgt_lines)} target lines")
-    enc = [[tok.encode(x) for x in lines] for tok, lines in ((src_tok, src_lines), (tgt_tok, tgt_lines))]
+    more_src, more_tgt = extra or ([], [])
+    if len(more_src) != len(more_tgt):
+        raise ValueError(f"extra data: {len(more_src)} source lines but {len(more_tgt)} target lines")
+    from .aer import piece_spans, words_of_spans
+    enc = [[tok.encode(x) for x in lines] for tok, lines in ((src_tok, list(src_lines) + list(more_src)),
+                                                             (tgt_tok, list(tgt_lines) + list(more_tgt)))]
     flat = []
     for seqs in enc:
         off = np.concatenate([[0], np.cumsum([len(x) for x in seqs])]).astype(np.int64)
         flat += [np.array([i for x in seqs for i in x], dtype=np.int64), off]
     links = align(*flat, device, **params)
     out = []
-    for k in range(len(links)):
+    for k in range(len(src_lines)):
         pairs = links.pair(k)
-        if words:
-            ws = word_index(src_tok.pieces(src_lines[k]))
-            wt = word_index(tgt_tok.pieces(tgt_lines[k]))
-            pairs = sorted({(int(ws[i]), int(wt[j])) for i, j in pairs})
+        if words:  # a piece stands for every word its characters overlap (models/tfm aer's rule)
+            ws = words_of_spans(piece_spans(src_tok.sp, src_lines[k]), src_lines[k])
+            wt = words_of_spans(piece_spans(tgt_tok.sp, tgt_lines[k]), tgt_lines[k])
+            pairs = sorted({(a, b) for i, j in pairs for a in ws[i] for b in wt[j]})
         out.append(pairs)
     return out
 
@@ -301,9 +302,14 @@ def register(sub):
     p.add_argument("--target", help="its translation, line by line")
     p.add_argument("--model", help="the .tfm whose tokenizer splits the text files")
     p.add_argument("--vocab", help="or a SentencePiece model file")
-    p.add_argument("--pieces", action="store_true", help="links between pieces, not whitespace words")
+    p.add_argument("--pieces", action="store_true", help="links between pieces, not words "
+                                                          "(what models/tfm aer --links FILE --pieces scores)")
+    p.add_argument("--extra-source", nargs="*", default=[], metavar="FILE",
+                   help="more source text aligned with the files for the statistics only (not written)")
+    p.add_argument("--extra-target", nargs="*", default=[], metavar="FILE", help="... its translations")
     p.add_argument("-o", "--output", help="where the links go (default: stdout), one line per pair: "
-                                          "'i-j' (source-target, 0-based) separated by spaces")
+                                          "'i-j' (source-target, 0-based words as models/tfm aer counts "
+                                          "them: letter/digit runs and punctuation marks) separated by spaces")
     p.add_argument("--device", default=None, help="torch device (default: cuda where there is one)")
     p.add_argument("--iterations", type=int, default=DEFAULTS["iterations"])
     p.set_defaults(func=cmd_align)
@@ -334,8 +340,12 @@ def cmd_align(args):
             src_tok, tgt_tok = Tokenizer.from_tfm(f, "source"), Tokenizer.from_tfm(f, "target")
         else:
             src_tok = tgt_tok = Tokenizer.from_file(args.vocab)
+        if len(args.extra_source) != len(args.extra_target):
+            raise ValueError("give as many --extra-target files as --extra-source files")
+        extra = ([x for p in args.extra_source for x in read_lines(p)],
+                 [x for p in args.extra_target for x in read_lines(p)])
         links = align_text(read_lines(args.source), read_lines(args.target), src_tok, tgt_tok, device,
-                           words=not args.pieces, iterations=args.iterations)
+                           words=not args.pieces, extra=extra, iterations=args.iterations)
     except (OSError, ValueError) as e:
         raise SystemExit(f"models/tfm align: {e}")
     text = "".join(" ".join(f"{i}-{j}" for i, j in pairs) + "\n" for pairs in links)

@@ -94,6 +94,27 @@ class ModelConfig:
         return json.dumps(self.to_dict(), indent=2)
 
 
+def alignment_head(metadata: dict, cfg: ModelConfig):
+    """The .tfm metadata's "alignment_head": {"layer": L, "head": H} (0-based) as (L, H), or None
+    where it is absent or null (the alignment is then the mean over the last decoder layer's heads).
+    Checked as the engine checks it (core/src/model/config.cc): L < decoder_layers, H < heads."""
+    a = (metadata or {}).get("alignment_head")
+    if a is None:
+        return None
+    if not isinstance(a, dict) or set(a) != {"layer", "head"}:
+        raise ValueError(f"invalid model metadata: 'alignment_head' must be {{\"layer\": L, \"head\": H}}, not {a!r}")
+    L, H = a["layer"], a["head"]
+    if any(isinstance(v, bool) or not isinstance(v, int) for v in (L, H)):
+        raise ValueError(f"invalid model metadata: 'alignment_head' layer and head must be integers, not {a!r}")
+    if not 0 <= L < cfg.decoder_layers:
+        raise ValueError(f"invalid model metadata: 'alignment_head' layer {L} is not a decoder layer "
+                         f"(the model has {cfg.decoder_layers}, numbered from 0)")
+    if not 0 <= H < cfg.heads:
+        raise ValueError(f"invalid model metadata: 'alignment_head' head {H} is not a head "
+                         f"(the model has {cfg.heads} per layer, numbered from 0)")
+    return L, H
+
+
 def tutorial_convention(**overrides) -> ModelConfig:
     """The classic tutorial Transformer: interleaved PE, BOS+EOS around the source, BOS start."""
     base = dict(positional_encoding="interleaved", decoder_start="bos", source_bos=True,

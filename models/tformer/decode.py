@@ -99,7 +99,7 @@ def greedy(model, sources, max_lengths, alpha: float = 1.0, keep_logits: bool = 
             if keep_logits:
                 hyps[b].step_logits.append(logits[b].clone())
             if keep_alignment:
-                hyps[b].alignment.append(attn[b].mean(0)[:int(lengths[b])].clone())
+                hyps[b].alignment.append(model.alignment_of(attn[b])[:int(lengths[b])].clone())
             if tok == cfg.eos_id:
                 done[b] = True
         if bool(done.all()):

@@ -89,6 +89,8 @@ def load_tfm_model(path: str, int8_arithmetic: bool = True):
         raise ValueError(f"{path}: missing tensors {missing[:5]}")
     model.load_state_dict(state)
     model.eval()
+    from .config import alignment_head
+    model.alignment_head = alignment_head(f.metadata, cfg)
     if int8_arithmetic:
         int8 = {n: (t, f.tensors[f.scales[n]]) for n, t in f.tensors.items() if t.dtype == np.int8}
         if int8:

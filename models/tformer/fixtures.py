@@ -222,9 +222,36 @@ def make_variant(name: str, out_dir: str, spm_bytes: dict, seed: int):
           f"greedy ended by EOS before the limit in {ended}/{len(SENTENCES)}")
 
 
+# The head the alignment-head golden data names: not the last layer, not head 0, so that the
+# engine's choice of both shows (tests/core/test_alignment_head.cc).
+ALIGNMENT_HEAD = {"layer": 0, "head": 1}
+
+
+def make_alignment_head_golden(out_root: str, variant: str = "marian"):
+    """`<variant>/alignment_head.json`: the reference's greedy alignment of the fixture's sentences
+    when its metadata names ALIGNMENT_HEAD (the C++ test rewrites the metadata of the same file):
+    per sentence the source ids, the greedy tokens and every step's weights of that one head."""
+    from .config import alignment_head
+    from .export import load_tfm_model
+    folder = os.path.join(out_root, variant)
+    model, tok, _, f = load_tfm_model(os.path.join(folder, "model.tfm"))
+    cfg = model.cfg
+    model.alignment_head = alignment_head({"alignment_head": ALIGNMENT_HEAD}, cfg)
+    out = {"variant": variant, "alignment_head": ALIGNMENT_HEAD, "max_length_ratio": 2.0, "sentences": []}
+    for text in SENTENCES:
+        src = source_ids(cfg, tok.encode(text))
+        g = greedy(model, [src], [max_target_length(cfg, len(src), 2.0)], keep_alignment=True)[0]
+        out["sentences"].append({"text": text, "source_ids": src, "tokens": g.tokens,
+                                 "alignment": [[float(x) for x in row] for row in g.alignment]})
+    with open(os.path.join(folder, "alignment_head.json"), "w", encoding="utf-8") as fo:
+        json.dump(out, fo, ensure_ascii=False)
+        fo.write("\n")
+
+
 def make_fixtures(out_root: str):
     torch.manual_seed(0)
     with tempfile.TemporaryDirectory() as work:
         spm_bytes = {c: train_spm(c, work) for c in SPM_IDS}
     for i, name in enumerate(VARIANTS):
         make_variant(name, os.path.join(out_root, name), spm_bytes, seed=SEEDS.get(name, 100 + i))
+    make_alignment_head_golden(out_root)

@@ -587,6 +587,30 @@ def _cast(tensors: dict, scales: dict, weights: str):
             tensors[t + ".scales"], scales[t] = new_scales, t + ".scales"
 
 
+def alignment_head_from_options(opts: dict, cfg: ModelConfig, what: str):
+    """The .tfm "alignment_head" of a Marian model trained with guided alignment (option
+    `guided-alignment` not "none"): Marian trains, and returns as its alignment, the first head
+    (collectOneHead) of the cross-attention of layer `transformer-guided-alignment-layer` ("last",
+    or a 1-based number). None for a model trained without. (Marian keeps
+    transformer-guided-alignment-layer in the model's own options but not guided-alignment: that
+    comes from the training config, --config.)"""
+    ga = opts.get("guided-alignment", "none")
+    if ga is None or ga is False or str(ga).strip() in ("", "none"):
+        return None
+    layer = str(opts.get("transformer-guided-alignment-layer", "last")).strip()
+    if layer == "last":
+        index = cfg.decoder_layers - 1
+    else:
+        try:
+            index = int(layer) - 1
+        except ValueError:
+            index = None
+        if index is None or not 0 <= index < cfg.decoder_layers:
+            raise MarianError(f"{what}: transformer-guided-alignment-layer {layer!r} is not 'last' or a decoder "
+                              f"layer 1..{cfg.decoder_layers}")
+    return {"layer": index, "head": 0}
+
+
 def _metadata(m: _MarianModel, plan: _Plan, weights: str, quantized: int, name) -> dict:
     """Metadata: where the model came from, which Marian options it had, its storage precision."""
     kinds = sorted({it.type for n, it in m.items.items() if n in plan.expected})
@@ -605,6 +629,9 @@ def _metadata(m: _MarianModel, plan: _Plan, weights: str, quantized: int, name) 
     }
     if plan.alphas:
         metadata["marian"]["quant_mult_a"] = plan.alphas
+    head = alignment_head_from_options(m.opts, plan.cfg, m.what)
+    if head:
+        metadata["alignment_head"] = head
     return metadata
 
 

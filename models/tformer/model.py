@@ -375,17 +375,29 @@ class Transformer(nn.Module):
         x, w = self.decode_states(tgt_in, memory, memory_mask)
         return self.logits(x), w
 
+    # (layer, head) whose cross-attention is the alignment (.tfm metadata "alignment_head", set by
+    # export.load_tfm_model), or None: the mean over the last layer's heads.
+    alignment_head = None
+
     def decode_step(self, token, step, memory, memory_mask, cache):
         """Incremental decoding of one position. token [B] (ignored at step 0 with a zero start);
-        cache is a list with one dict per layer, grown in place."""
+        cache is a list with one dict per layer, grown in place. Returns the logits [B, V] and the
+        cross-attention weights [B, H, S] of the alignment head's layer (by default the last)."""
         x = self.embed(self.tgt_embed, token[:, None], first_position=step,
                        zero_first=(step == 0 and self.cfg.decoder_start == "zero"))
-        w = None
+        ws = []
         for layer, layer_cache in zip(self.decoder.layers, cache):
             x, w = layer(x, memory, memory_mask, None, 0.0, layer_cache)
+            ws.append(w)
         if self.cfg.norm == "pre":
             x = self.decoder.final_norm(x)
+        w = ws[self.alignment_head[0] if self.alignment_head else -1]
         return self.logits(x)[:, 0], w[:, :, 0]
+
+    def alignment_of(self, weights):
+        """A step's alignment [..., S] from decode_step's weights [..., H, S]: the alignment head's
+        row, or the mean over the heads (what the engine returns, core/src/transformer/decoder.cc)."""
+        return weights[..., self.alignment_head[1], :] if self.alignment_head else weights.mean(-2)
 
     def forward(self, src, src_lengths, tgt_in):
         memory, mask = self.encode(src, src_lengths)

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -46,6 +48,34 @@ inline std::vector<std::string> read_lines(const std::string& path) {
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
+}
+
+inline uint64_t header_length(const std::vector<uint8_t>& f) {
+  uint64_t n;
+  std::memcpy(&n, &f[16], 8);
+  return n;
+}
+
+// A .tfm file with its header replaced by the text h (also headers nlohmann itself could not dump):
+// the data section is re-aligned to 64 bytes.
+inline std::vector<uint8_t> with_raw_header(const std::vector<uint8_t>& f, const std::string& h) {
+  const uint64_t hlen = header_length(f);
+  const uint64_t old_start = (24 + hlen + 63) / 64 * 64, new_start = (24 + h.size() + 63) / 64 * 64;
+  std::vector<uint8_t> out(new_start, 0);
+  std::memcpy(out.data(), f.data(), 24);
+  const uint64_t n = h.size();
+  std::memcpy(&out[16], &n, 8);
+  std::memcpy(&out[24], h.data(), h.size());
+  out.insert(out.end(), f.begin() + long(old_start), f.end());
+  return out;
+}
+
+// Rewrites the JSON header of a .tfm file, keeping the tensor data as it is.
+inline std::vector<uint8_t> with_header(const std::vector<uint8_t>& f, const std::function<void(nlohmann::json&)>& edit) {
+  const uint64_t hlen = header_length(f);
+  nlohmann::json header = nlohmann::json::parse(f.begin() + 24, f.begin() + 24 + long(hlen));
+  edit(header);
+  return with_raw_header(f, header.dump());
 }
 
 struct Golden {

@@ -17,33 +17,10 @@ namespace {
 
 std::vector<uint8_t> fixture_bytes() { return testing::read_file(testing::fixture_path("marian", "model.tfm")); }
 
-uint64_t header_length(const std::vector<uint8_t>& f) {
-  uint64_t n;
-  std::memcpy(&n, &f[16], 8);
-  return n;
-}
-
-// A .tfm file with its header replaced by the text h (also headers nlohmann itself could not dump):
-// the data section is re-aligned to 64 bytes.
-std::vector<uint8_t> with_raw_header(const std::vector<uint8_t>& f, const std::string& h) {
-  const uint64_t hlen = header_length(f);
-  const uint64_t old_start = (24 + hlen + 63) / 64 * 64, new_start = (24 + h.size() + 63) / 64 * 64;
-  std::vector<uint8_t> out(new_start, 0);
-  std::memcpy(out.data(), f.data(), 24);
-  const uint64_t n = h.size();
-  std::memcpy(&out[16], &n, 8);
-  std::memcpy(&out[24], h.data(), h.size());
-  out.insert(out.end(), f.begin() + long(old_start), f.end());
-  return out;
-}
-
-// Rewrites the JSON header of a .tfm file, keeping the tensor data as it is.
-std::vector<uint8_t> with_header(const std::vector<uint8_t>& f, const std::function<void(json&)>& edit) {
-  const uint64_t hlen = header_length(f);
-  json header = json::parse(f.begin() + 24, f.begin() + 24 + long(hlen));
-  edit(header);
-  return with_raw_header(f, header.dump());
-}
+// The header rewriters live in fixtures.h (tests/core/test_alignment_head.cc uses them too).
+using testing::header_length;
+using testing::with_header;
+using testing::with_raw_header;
 
 std::string header_text(const std::vector<uint8_t>& f) {
   return std::string(f.begin() + 24, f.begin() + 24 + long(header_length(f)));

@@ -7,7 +7,9 @@
 - the gold alignment of a batch (BatchAssembler.alignment) against one built pair by pair;
 - the training loss with guided alignment: the explicitly computed head equals the reference
   attention's head, the added loss is the cross-entropy against the gold rows, and it trains the head;
-- bad recipe keys and bad `models/tfm align` input give clear errors.
+- bad recipe keys and bad `models/tfm align` input give clear errors;
+- the PyTorch reference's alignment is the metadata's alignment_head (bad values refused), and
+  import-marian names the head of a Marian model trained with guided alignment.
 Prints "N passed, N failed"."""
 import os
 import random
@@ -135,8 +137,6 @@ def symmetrization():
     got = points(A.grow_diag_final_and(fwd, rev))
     check("final-and: of two forward points in one free column, the first row's",
           got == [(0, 0), (1, 2)], got)
-    check("word_index: a piece starting with U+2581 starts a word",
-          A.word_index(["\u2581Ha", "llo", ",", "\u2581Welt", "\u2581", "!"]).tolist() == [0, 0, 0, 1, 2, 2])
 
 
 def parallel_text(folder, name, n, seed):
@@ -183,6 +183,12 @@ def recipe_links(tmp, tok, cfg):
     # "s", "e": some pieces link into a neighbouring word. Measured: precision 0.89, recall 0.998.)
     check("text of a word-for-word translation: word links with precision above 0.85, recall above 0.95",
           p > 0.85 and r > 0.95, (p, r))
+    # Words as the gold set counts them (models/tfm aer): punctuation is a word of its own.
+    extra = ([" ".join(w) for w in src_words], [" ".join(w) for w in tgt_words])
+    got = A.align_text(["hund, katze"] * 30, ["dog, cat"] * 30, tok, tok, extra=extra)
+    check("word links count punctuation as a word (models/tfm aer's words); extra data only adds statistics",
+          len(got) == 30 and all(max(i for i, _ in p) <= 2 and max(j for _, j in p) <= 2 for p in got)
+          and (0, 0) in got[0] and (2, 2) in got[0], got[0])
     # The GPU machine: only staged ids beside the text's path.
     staged = f"{tmp}/staged"
     os.makedirs(staged)
@@ -284,6 +290,71 @@ def cli(tmp, spm_path):
     check("... missing arguments: a clear error", p.returncode != 0 and "give a recipe" in p.stderr, p.stderr[-300:])
 
 
+def reference_head(tmp):
+    """The PyTorch reference reads alignment_head from the metadata (export.load_tfm_model) and its
+    greedy alignment is that head's weights; bad values are refused as the engine refuses them."""
+    from tformer.decode import greedy, max_target_length, source_ids
+    from tformer.export import load_tfm_model
+    src_path = os.path.join(REPO, "tests/fixtures/marian/model.tfm")
+    f = tfm.read(src_path)
+
+    def with_head(head, name):
+        f.metadata = {**f.metadata, "alignment_head": head}
+        tfm.write(f"{tmp}/{name}.tfm", f)
+        return f"{tmp}/{name}.tfm"
+    model, tok, _, _ = load_tfm_model(with_head({"layer": 0, "head": 3}, "head"))
+    check("load_tfm_model takes alignment_head from the metadata", model.alignment_head == (0, 3), model.alignment_head)
+    src = source_ids(model.cfg, tok.encode("Zwei Hunde spielen im Schnee."))
+    g = greedy(model, [src], [max_target_length(model.cfg, len(src), 2.0)], keep_alignment=True)[0]
+    with torch.no_grad():
+        memory, mask = model.encode(torch.tensor([src]), torch.tensor([len(src)]))
+        _, w = model.decode_states(model.decoder_input(torch.tensor([g.tokens])), memory, mask, weights_layer=0)
+    check("greedy's alignment is layer 0 head 3's cross-attention (recomputed over the whole prefix)",
+          torch.allclose(torch.stack(g.alignment), w[0, 3], atol=1e-5))
+    plain, _, _, _ = load_tfm_model(src_path)
+    g2 = greedy(plain, [src], [max_target_length(plain.cfg, len(src), 2.0)], keep_alignment=True)[0]
+    check("without the key: the mean over the last layer's heads",
+          plain.alignment_head is None and g2.tokens == g.tokens and not torch.allclose(
+              torch.stack(g2.alignment), torch.stack(g.alignment), atol=1e-3))
+    for head, word in (({"layer": 2, "head": 0}, "layer 2 is not a decoder layer"),
+                       ({"layer": 0, "head": 4}, "head 4 is not a head"),
+                       ({"layer": 0, "head": True}, "must be integers"),
+                       ({"layer": 0}, "must be {"), ([0, 1], "must be {")):
+        try:
+            load_tfm_model(with_head(head, "bad"))
+            check(f"metadata alignment_head {head} is refused", False)
+        except ValueError as e:
+            check(f"metadata alignment_head {head} is refused: {word}", word in str(e), e)
+
+
+def marian_import(tmp):
+    """import-marian sets alignment_head for a model trained with guided alignment."""
+    from tformer import marian, marian_io as mio
+    from tformer.config import ModelConfig
+    folder = f"{tmp}/marian"
+    marian.export_marian(os.path.join(REPO, "tests/fixtures/marian/model.tfm"), folder)
+    cfg = ModelConfig.from_dict(tfm.read(os.path.join(REPO, "tests/fixtures/marian/model.tfm")).config)
+    vocabs = len(Tokenizer.from_tfm(tfm.read(os.path.join(REPO, "tests/fixtures/marian/model.tfm")), "source"))
+    base = marian.options_from_config(cfg, (vocabs, vocabs))
+    cases = [({}, None), ({"guided-alignment": "none"}, None),
+             ({"guided-alignment": "corpus.align"}, {"layer": 1, "head": 0}),
+             ({"guided-alignment": "corpus.align", "transformer-guided-alignment-layer": "last"}, {"layer": 1, "head": 0}),
+             ({"guided-alignment": "corpus.align", "transformer-guided-alignment-layer": 1}, {"layer": 0, "head": 0})]
+    for extra, want in cases:
+        with open(f"{tmp}/train.yml", "w") as fh:
+            fh.write(mio.dump_options({**base, **extra}))
+        marian.import_marian(folder, f"{tmp}/imported.tfm", config=f"{tmp}/train.yml")
+        got = tfm.read(f"{tmp}/imported.tfm").metadata.get("alignment_head")
+        check(f"import-marian with {extra or 'no guided alignment'}: alignment_head {want}", got == want, got)
+    with open(f"{tmp}/train.yml", "w") as fh:
+        fh.write(mio.dump_options({**base, "guided-alignment": "a", "transformer-guided-alignment-layer": 3}))
+    try:
+        marian.import_marian(folder, f"{tmp}/imported.tfm", config=f"{tmp}/train.yml")
+        check("import-marian refuses a guided-alignment layer the decoder lacks", False)
+    except marian.MarianError as e:
+        check("import-marian refuses a guided-alignment layer the decoder lacks", "layer '3'" in str(e), e)
+
+
 def main():
     aligner()
     symmetrization()
@@ -298,6 +369,8 @@ def main():
         with open(f"{tmp}/vocab.spm", "wb") as f:
             f.write(spm)
         cli(tmp, f"{tmp}/vocab.spm")
+        reference_head(tmp)
+        marian_import(tmp)
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed")
     return 0 if passed == len(results) else 1

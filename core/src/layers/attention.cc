@@ -42,7 +42,7 @@ MultiHeadAttention::Projections MultiHeadAttention::project(const float* query_i
 }
 
 void MultiHeadAttention::attend(const float* q, const float* kv, size_t n, size_t stride, float* out,
-                                float* weights) const {
+                                float* weights, int weights_head) const {
   // Scores of all heads, [head][position]; per thread, as attention runs on the thread pool.
   thread_local std::vector<float> scores;
   const size_t heads = size_t(heads_), dh = size_t(head_dim_);
@@ -50,9 +50,13 @@ void MultiHeadAttention::attend(const float* q, const float* kv, size_t n, size_
   ops::attention_scores(q, kv, n, stride, heads, dh, scale_, scores.data());
   for (size_t h = 0; h < heads; ++h) ops::softmax_inplace(&scores[h * n], n);
   ops::attention_values(scores.data(), kv + d_, n, stride, heads, dh, out);
-  if (weights)
+  if (weights && weights_head >= 0) {
+    assert(weights_head < heads_);
+    for (size_t t = 0; t < n; ++t) weights[t] += scores[size_t(weights_head) * n + t];
+  } else if (weights) {
     for (size_t h = 0; h < heads; ++h)
       for (size_t t = 0; t < n; ++t) weights[t] += scores[h * n + t] / float(heads_);
+  }
 }
 
 }  // namespace tformer

@@ -48,9 +48,10 @@ class MultiHeadAttention {
 
   // Attention of one query row q[d] over n rows of [k | v] starting at kv with row stride
   // `stride` floats; writes the concatenated heads to out[d]. When `weights` is given, adds the
-  // per-head softmax weights / heads to weights[n] (head average).
+  // per-head softmax weights / heads to weights[n] (head average), or with weights_head >= 0 adds
+  // that one head's weights (a head trained with guided alignment).
   void attend(const float* q, const float* kv, size_t n, size_t stride, float* out,
-              float* weights = nullptr) const;
+              float* weights = nullptr, int weights_head = -1) const;
 
  private:
   Inputs inputs_ = Inputs::kSeparate;

@@ -114,6 +114,32 @@ ModelConfig ModelConfig::from_json(const json& j) {
   return c;
 }
 
+AlignmentHead alignment_head_from_metadata(const json& metadata, const ModelConfig& config) {
+  AlignmentHead a;
+  if (!metadata.is_object()) return a;
+  const auto it = metadata.find("alignment_head");
+  if (it == metadata.end() || it->is_null()) return a;
+  const auto bad = [](const std::string& msg) -> Error {
+    return Error("invalid model metadata: 'alignment_head' " + msg);
+  };
+  if (!it->is_object() || it->size() != 2 || !it->contains("layer") || !it->contains("head"))
+    throw bad("must be {\"layer\": L, \"head\": H}, not " + it->dump());
+  const json& layer = (*it)["layer"];
+  const json& head = (*it)["head"];
+  if (!layer.is_number_integer() || !head.is_number_integer())
+    throw bad("layer and head must be integers, not " + it->dump());
+  const long long L = layer.get<long long>(), H = head.get<long long>();
+  if (L < 0 || L >= config.decoder_layers)
+    throw bad("layer " + std::to_string(L) + " is not a decoder layer (the model has " +
+              std::to_string(config.decoder_layers) + ", numbered from 0)");
+  if (H < 0 || H >= config.heads)
+    throw bad("head " + std::to_string(H) + " is not a head (the model has " + std::to_string(config.heads) +
+              " per layer, numbered from 0)");
+  a.layer = int(L);
+  a.head = int(H);
+  return a;
+}
+
 json ModelConfig::to_json() const {
   const ModelConfig& c = *this;
   return json{{"vocab_size", c.vocab_size},

@@ -48,4 +48,19 @@ struct ModelConfig {
   nlohmann::json to_json() const;
 };
 
+// The cross-attention head whose weights are the alignment the engine returns: the .tfm metadata
+// key "alignment_head": {"layer": L, "head": H} (0-based), written for models trained with guided
+// alignment on that head (models/tformer/train.py, or Marian's, by the importer). Without it
+// (layer -1), the mean over the heads of the last decoder layer.
+struct AlignmentHead {
+  int layer = -1;
+  int head = -1;
+  bool named() const { return layer >= 0; }
+};
+
+// Reads "alignment_head" from a header's `metadata` object (null or absent: none named); throws
+// tformer::Error when it is not {"layer": L, "head": H} with 0 <= L < decoder_layers and
+// 0 <= H < heads.
+AlignmentHead alignment_head_from_metadata(const nlohmann::json& metadata, const ModelConfig& config);
+
 }  // namespace tformer

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include <nlohmann/json.hpp>
+
 #include "kernels/ops.h"
+#include "model/model_file.h"
 #include "util/gather_rows.h"
 
 namespace tformer {
@@ -33,6 +36,10 @@ Decoder::Decoder(Backend& backend, const ModelFile& file, const ModelConfig& con
     layers_.push_back(std::move(layer));
   }
   if (config.norm == Norm::kPre) final_norm_ = LayerNorm(file, "decoder.final_norm", d, eps);
+  // A bad alignment_head is refused here, at load, not at the first translation asking for alignment.
+  const nlohmann::json& header = file.header();
+  const auto meta = header.find("metadata");
+  alignment_head_ = alignment_head_from_metadata(meta == header.end() ? nlohmann::json() : *meta, config);
 }
 
 DecoderState Decoder::start(const EncoderOutput& memory, size_t max_steps) const {
@@ -82,7 +89,7 @@ void Decoder::self_block(const Layer& layer, DecoderState::Layer& cache, Decoder
 }
 
 void Decoder::cross_block(const Layer& layer, const DecoderState::Layer& cache, DecoderState& state,
-                          const float* query_in, float* result, float* alignment) const {
+                          const float* query_in, float* result, float* alignment, int alignment_head) const {
   const size_t d = size_t(config_.d_model), rows = state.rows;
   DecoderState::Scratch& s = state.scratch;
   s.q.ensure(rows * d);
@@ -95,7 +102,7 @@ void Decoder::cross_block(const Layer& layer, const DecoderState::Layer& cache, 
     const size_t n = size_t(state.source_lengths[b]);
     float* weights = alignment ? alignment + r * state.memory_stride : nullptr;
     layer.cross_attn.attend(&q[r * d], &cache.memory[b * state.memory_stride * 2 * d], n, 2 * d, &heads[r * d],
-                            weights);
+                            weights, alignment_head);
   });
   layer.cross_attn.output()(heads, rows, result);
 }
@@ -130,14 +137,15 @@ void Decoder::step_hidden(DecoderState& state, const std::vector<int>& tokens, s
   for (size_t l = 0; l < layers_.size(); ++l) {
     const Layer& layer = layers_[l];
     DecoderState::Layer& cache = state.layers[l];
-    float* align = (alignment && l + 1 == layers_.size()) ? alignment->data() : nullptr;
+    const size_t align_layer = alignment_head_.named() ? size_t(alignment_head_.layer) : layers_.size() - 1;
+    float* align = (alignment && l == align_layer) ? alignment->data() : nullptr;
     residual_sublayer(backend_, placement, layer.self_norm, x, rows, d, s.residual,
                       [&](const float* in, const float* raw, float* result) {
                         self_block(layer, cache, state, in, raw_kv ? raw : in, result);
                       });
     residual_sublayer(backend_, placement, layer.cross_attn_norm, x, rows, d, s.residual,
                       [&](const float* in, const float*, float* result) {
-                        cross_block(layer, cache, state, in, result, align);
+                        cross_block(layer, cache, state, in, result, align, alignment_head_.head);
                       });
     residual_sublayer(backend_, placement, layer.ffn_norm, x, rows, d, s.residual,
                       [&](const float* in, const float*, float* result) {

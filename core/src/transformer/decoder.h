@@ -59,7 +59,8 @@ class Decoder {
   DecoderState start(const EncoderOutput& memory, size_t max_steps) const;
   // Decodes position state.step for every row: step_hidden, then project. tokens[r] is the
   // previous target token of row r (ignored at step 0). Writes logits [rows, vocab]; when
-  // `alignment` is given, the last layer's head-averaged cross-attention weights
+  // `alignment` is given, the cross-attention weights of the model's alignment head (metadata
+  // "alignment_head": one head of one layer), or without one the last layer's head average,
   // [rows, max source length] (zero past each source).
   void step(DecoderState& state, const std::vector<int>& tokens, std::vector<float>& logits,
             std::vector<float>* alignment = nullptr) const;
@@ -88,7 +89,7 @@ class Decoder {
   void self_block(const Layer& layer, DecoderState::Layer& cache, DecoderState& state, const float* query_in,
                   const float* kv_in, float* result) const;
   void cross_block(const Layer& layer, const DecoderState::Layer& cache, DecoderState& state,
-                   const float* query_in, float* result, float* alignment) const;
+                   const float* query_in, float* result, float* alignment, int alignment_head) const;
 
   Backend& backend_;
   const ModelConfig& config_;
@@ -97,6 +98,7 @@ class Decoder {
   const Linear& output_;
   std::vector<Layer> layers_;
   LayerNorm final_norm_;
+  AlignmentHead alignment_head_;  // validated at load; none named: the last layer's head average
 };
 
 }  // namespace tformer
