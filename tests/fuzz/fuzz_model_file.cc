@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/config.h"
 #include "model/model_file.h"
 #include "tformer/error.h"
 
@@ -15,6 +16,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     file.check_memory();
     std::string info = file.config().to_json().dump();
     info += file.header().contains("metadata") ? file.header()["metadata"].dump() : "{}";
+    // The decoder reads the alignment head from the metadata when the model is built.
+    const auto meta = file.header().find("metadata");
+    const tformer::AlignmentHead head = tformer::alignment_head_from_metadata(
+        meta == file.header().end() ? nlohmann::json() : *meta, file.config());
+    info += std::to_string(head.layer) + std::to_string(head.head);
     info += std::to_string(file.memory_estimate());
     for (const tformer::TensorEntry& t : file.tensors()) {
       info += t.name + tformer::dtype_name(t.dtype) + t.shape_string() + std::to_string(t.nbytes);

@@ -86,6 +86,9 @@ for variant in ['marian', 'tutorial', 'marian-int8']:
         ids['config']['vocab_size'] = 300
         ids['config']['eos_id'] = 299
         write('model_file', 'special-ids.tfm', pack(json.dumps(ids), blob))
+        head = json.loads(text)  # the alignment head the decoder reads from the metadata
+        head.setdefault('metadata', {})['alignment_head'] = {'layer': 0, 'head': 1}
+        write('model_file', 'alignment-head.tfm', pack(json.dumps(head), blob))
         huge = json.loads(text)
         huge['config'].update(max_positions=65536, d_model=16384)
         write('model_file', 'huge-positions.tfm', pack(json.dumps(huge), blob))
