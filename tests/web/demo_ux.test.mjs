@@ -107,7 +107,7 @@ test('the shipped models: domain note, examples, folder names, rendered card, no
     assert.match(await page.textContent('#engine'), new RegExp(`model ${entry.id.replace('.', '\\.')} `));
     // The note on what the models can do is visible beside the selector, without opening anything.
     assert.equal(await page.isVisible('#domain-note'), true);
-    assert.match(await page.textContent('#domain-note'), /short everyday and caption-like sentences; news, Wikipedia-style and long sentences\s+come out poorly/);
+    assert.match(await page.textContent('#domain-note'), /short everyday and caption-like sentences; news and Wikipedia-style sentences\s+give the gist, and long ones lose parts of their meaning/);
     // The example shown first is translated as the CLI does it (the file the page loaded).
     const example = await page.inputValue('#source');
     const modelFile = path.join(repoRoot, decodeURIComponent(new URL(entry.url).pathname));

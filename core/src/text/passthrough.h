@@ -6,11 +6,12 @@
 // the rest, which it can), and restore() puts each span back into the translation, exactly as it
 // went in, at a word boundary: after the target word that attended most to the source piece
 // before the span (before the word of the first piece when the span opened the sentence), when
-// that attention is clear (a weight of 0.5 or more in the decoder's last cross-attention layer, as
-// models trained with guided alignment give); otherwise at the same relative place in the
-// translation. The shipped tiny models' attention is close to uniform (the demo's heat map shows
-// it), so with them the relative place decides: "Das Wetter ist ☀️ heute." -> "The weather is ☀️
-// today.", "Ich habe 3 Katzen und 2 Hunde." -> "I have 3 dogs and 2 cats." (the model's order).
+// that attention is clear (a weight of 0.5 or more in the model's alignment: its alignment head,
+// which models trained with guided alignment name in their metadata, as the shipped ones do, else
+// the mean of the last cross-attention layer's heads); otherwise at the same relative place in the
+// translation. Models without an alignment head have attention close to uniform, so with them the
+// relative place decides: "Das Wetter ist ☀️ heute." -> "The weather is ☀️ today.", "Ich habe 3
+// Katzen und 2 Hunde." -> "I have 3 dogs and 2 cats." (the model's order).
 // TranslateOptions::passthrough switches it on (off by default: parity tests compare the plain
 // model with its reference implementations).
 #pragma once
