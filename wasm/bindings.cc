@@ -26,7 +26,6 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -65,7 +64,8 @@ tformer::TranslateOptions to_engine(const JsOptions& o) {
 // that failed ("translate(): input text 1 has ...", "begin(): item 0 is not a string"), with that
 // name and the engine's own message as properties (`call`, `detail`) for callers that put the
 // message into their own words (the npm package does). The session's calls are named by the
-// engine's message itself ("provideLogits() needs a projection request, ...": see session_call).
+// engine's message itself, in JS names ("provideLogits() needs a projection request, ...": see
+// js_session_names and session_call).
 //
 // Throwing a JS exception unwinds the wasm stack without running C++ destructors, so the error
 // is kept in static storage and thrown only once no C++ object is alive in the frame.
@@ -178,27 +178,31 @@ val to_js(const tformer::Translation& t, const JsOptions& o) {
   return object({{"text", val(t.text)}, {"sentences", array_of(t.sentences, sentence)}});
 }
 
-// The engine's session errors name its C++ calls; JS callers see the names they call. This is the
-// one rewriting of a message left in the bindings: the session's messages are written in C++
-// (core/src/translator.cc) with C++ names and no way yet to be given other ones.
-std::string with_js_names(std::string message) {
-  static const std::pair<const char*, const char*> names[] = {
-      {"provide_encoder_output()", "provideEncoderOutput()"}, {"provide_logits()", "provideLogits()"},
-      {"provide_candidates()", "provideCandidates()"},
-      {"compute_on_cpu()", "computeOnCpu()"}, {"kDone", "kind 'done'"}};
-  for (const auto& [cpp, js] : names)
-    for (size_t at = message.find(cpp); at != std::string::npos; at = message.find(cpp, at + std::strlen(js)))
-      message.replace(at, std::strlen(cpp), js);
-  return message;
+// The session's calls as JS calls them: the engine writes its session errors with these names
+// ("provideLogits() needs a projection request, ...").
+const tformer::SessionCallNames& js_session_names() {
+  static const tformer::SessionCallNames names = [] {
+    tformer::SessionCallNames n;
+    n.next = "next()";
+    n.provide_encoder_output = "provideEncoderOutput()";
+    n.provide_logits = "provideLogits()";
+    n.provide_candidates = "provideCandidates()";
+    n.compute_on_cpu = "computeOnCpu()";
+    n.results = "results()";
+    n.done = "kind 'done'";
+    return n;
+  }();
+  return names;
 }
 
-// Runs a call of the session: its errors name the call themselves, in JS names.
+// Runs a call of the session: its errors name the call themselves, in JS names (the session was
+// begun with js_session_names()).
 template <typename F>
 auto session_call(F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const tformer::Error& e) {
-    throw NamedError(with_js_names(e.what()));
+    throw NamedError(e.what());
   }
 }
 
@@ -325,7 +329,8 @@ class JsTranslator {
 
   std::unique_ptr<JsSession> begin(const val& texts, const JsOptions& options) {
     return or_js_error("begin", [&] {
-      return std::make_unique<JsSession>(translator_.begin(texts_of(texts), with_text_handling(to_engine(options))), options);
+      return std::make_unique<JsSession>(
+          translator_.begin(texts_of(texts), with_text_handling(to_engine(options)), js_session_names()), options);
     });
   }
 

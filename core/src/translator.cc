@@ -38,10 +38,10 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& t
 }
 
 std::unique_ptr<TranslationSession> Translator::begin(const std::vector<std::string>& texts,
-                                                      const TranslateOptions& options) {
+                                                      const TranslateOptions& options, const SessionCallNames& names) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return std::unique_ptr<TranslationSession>(
-      new TranslationSession(std::make_unique<TranslationSession::Impl>(impl_, texts, options)));
+      new TranslationSession(std::make_unique<TranslationSession::Impl>(impl_, texts, options, names)));
 }
 
 TensorFloats Translator::tensor_floats(const std::string& name) const { return impl_->tensor_floats(name); }

@@ -67,6 +67,19 @@ struct TensorFloats {
   std::vector<float> converted;  // f16 widened or int8 dequantised, when needed
 };
 
+// How a TranslationSession's errors name its calls and its end: the C++ names by default. A
+// binding gives its own (the wasm bindings give the JS ones), so that an error names the call its
+// caller made ("provideLogits() needs a projection request, ...") without rewriting messages.
+struct SessionCallNames {
+  std::string next = "next()";
+  std::string provide_encoder_output = "provide_encoder_output()";
+  std::string provide_logits = "provide_logits()";
+  std::string provide_candidates = "provide_candidates()";
+  std::string compute_on_cpu = "compute_on_cpu()";
+  std::string results = "results()";
+  std::string done = "kDone";  // what next() returns once the translation is finished
+};
+
 class Translator {
  public:
   // Loads from a file path. Throws tformer::Error with a precise message on any problem.
@@ -86,9 +99,11 @@ class Translator {
 
   // Starts a translation driven step by step, for a caller that computes the encoder and the
   // output projection elsewhere (TranslationSession). Validates everything translate() does.
-  // The session keeps the model alive: it may outlive this Translator.
+  // The session keeps the model alive: it may outlive this Translator. `names`: how its errors
+  // name its calls (SessionCallNames).
   std::unique_ptr<TranslationSession> begin(const std::vector<std::string>& texts,
-                                            const TranslateOptions& options = {});
+                                            const TranslateOptions& options = {},
+                                            const SessionCallNames& names = {});
 
   // For an external backend: a weight tensor by its name in models/FORMAT.md, as float32.
   TensorFloats tensor_floats(const std::string& name) const;

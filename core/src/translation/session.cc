@@ -23,8 +23,8 @@ SearchOptions search_options(const TranslateOptions& options) {
 }  // namespace
 
 TranslationSession::Impl::Impl(std::shared_ptr<LoadedModel> model, const std::vector<std::string>& texts,
-                               const TranslateOptions& options)
-    : m_(std::move(model)), options_(options), paragraphs_(texts.size()) {
+                               const TranslateOptions& options, const SessionCallNames& names)
+    : m_(std::move(model)), options_(options), names_(names), paragraphs_(texts.size()) {
   validate(options);
   for (size_t p = 0; p < texts.size(); ++p) m_->segmenter->split(p, texts[p], options, segments_);
   std::vector<size_t> lengths;
@@ -36,10 +36,11 @@ TranslationSession::Impl::Impl(std::shared_ptr<LoadedModel> model, const std::ve
 
 TranslationSession::Need TranslationSession::Impl::next() {
   if (phase_ == Phase::kEncodePending || phase_ == Phase::kProjectPending)
-    throw Error(std::string("next(): the pending ") + (phase_ == Phase::kEncodePending ? "encode" : "projection") +
+    throw Error(names_.next + ": the pending " + (phase_ == Phase::kEncodePending ? "encode" : "projection") +
                 " request has no answer yet: call " +
-                (phase_ == Phase::kEncodePending ? "provide_encoder_output()" : "provide_logits(), provide_candidates()") +
-                " or compute_on_cpu() first");
+                (phase_ == Phase::kEncodePending ? names_.provide_encoder_output
+                                                 : names_.provide_logits + ", " + names_.provide_candidates) +
+                " or " + names_.compute_on_cpu + " first");
   if (phase_ == Phase::kDone) return Need::kDone;
   std::lock_guard<std::mutex> lock(m_->mutex);
   if (phase_ == Phase::kEncodeAnswered) {
@@ -83,9 +84,9 @@ const TranslationSession::EncodeRequest& TranslationSession::Impl::encode_reques
 }
 
 void TranslationSession::Impl::provide_encoder_output(const float* states, size_t size) {
-  expect(Phase::kEncodePending, "provide_encoder_output()");
+  expect(Phase::kEncodePending, names_.provide_encoder_output);
   const size_t d = d_model();
-  check_values("provide_encoder_output()", states, size, request_.batch * request_.length * d,
+  check_values(names_.provide_encoder_output, states, size, request_.batch * request_.length * d,
                "batch " + std::to_string(request_.batch) + " x length " + std::to_string(request_.length) +
                    " x d_model " + std::to_string(d));
   EncoderOutput memory;
@@ -105,9 +106,9 @@ const float* TranslationSession::Impl::hidden(size_t* rows) const {
 }
 
 void TranslationSession::Impl::provide_logits(const float* logits, size_t size) {
-  expect(Phase::kProjectPending, "provide_logits()");
+  expect(Phase::kProjectPending, names_.provide_logits);
   const size_t rows = search_->rows();
-  check_values("provide_logits()", logits, size, rows * vocab_size(),
+  check_values(names_.provide_logits, logits, size, rows * vocab_size(),
                std::to_string(rows) + " rows x vocabulary " + std::to_string(vocab_size()));
   std::copy(logits, logits + size, search_->logits());
   answered_with_candidates_ = false;
@@ -115,14 +116,14 @@ void TranslationSession::Impl::provide_logits(const float* logits, size_t size) 
 }
 
 void TranslationSession::Impl::provide_candidates(const float* rows, size_t size) {
-  expect(Phase::kProjectPending, "provide_candidates()");
+  expect(Phase::kProjectPending, names_.provide_candidates);
   const size_t n = search_->rows(), k = search_->candidates_per_row(), stride = 3 + 2 * k, V = vocab_size();
-  check_values("provide_candidates()", rows, size, n * stride,
+  check_values(names_.provide_candidates, rows, size, n * stride,
                std::to_string(n) + " rows x (3 + 2 x " + std::to_string(k) + " candidates)");
   std::vector<float> ids(k);
   for (size_t r = 0; r < n; ++r) {
     const float* row = rows + r * stride;
-    auto bad = [&](const std::string& what) { throw Error("provide_candidates(): row " + std::to_string(r) + ": " + what); };
+    auto bad = [&](const std::string& what) { throw Error(names_.provide_candidates + ": row " + std::to_string(r) + ": " + what); };
     if (!std::isfinite(row[0]) || !std::isfinite(row[1])) bad("the max and log-sum-exp must be finite");
     for (size_t i = 0; i < k; ++i) {
       const float id = row[3 + 2 * i + 1];
@@ -145,7 +146,7 @@ size_t TranslationSession::Impl::candidates_per_row() const {
 
 void TranslationSession::Impl::compute_on_cpu() {
   if (phase_ != Phase::kEncodePending && phase_ != Phase::kProjectPending)
-    throw Error("compute_on_cpu(): no request is pending (call next() first)");
+    throw Error(names_.compute_on_cpu + ": no request is pending (call " + names_.next + " first)");
   std::lock_guard<std::mutex> lock(m_->mutex);
   if (phase_ == Phase::kEncodePending) {
     std::vector<std::vector<int>> sources;
@@ -161,33 +162,33 @@ void TranslationSession::Impl::compute_on_cpu() {
 }
 
 std::vector<Translation> TranslationSession::Impl::results() const {
-  if (phase_ != Phase::kDone) throw Error("results(): the translation is not finished (next() has not returned kDone)");
+  if (phase_ != Phase::kDone)
+    throw Error(names_.results + ": the translation is not finished (" + names_.next + " has not returned " + names_.done + ")");
   return paragraphs_;
 }
 
-void TranslationSession::Impl::expect(Phase phase, const char* call) const {
+void TranslationSession::Impl::expect(Phase phase, const std::string& call) const {
   if (phase_ == phase) return;
   const char* what = phase == Phase::kEncodePending ? "an encode request" : "a projection request";
   std::string now;
   switch (phase_) {
-    case Phase::kIdle: now = "no request is pending (call next() first)"; break;
+    case Phase::kIdle: now = "no request is pending (call " + names_.next + " first)"; break;
     case Phase::kEncodePending: now = "an encode request is pending"; break;
     case Phase::kProjectPending: now = "a projection request is pending"; break;
     case Phase::kEncodeAnswered:
-    case Phase::kProjectAnswered: now = "the request was answered (call next())"; break;
+    case Phase::kProjectAnswered: now = "the request was answered (call " + names_.next + ")"; break;
     case Phase::kDone: now = "the translation is finished"; break;
   }
-  throw Error(std::string(call) + " needs " + what + ", but " + now);
+  throw Error(call + " needs " + what + ", but " + now);
 }
 
-void TranslationSession::Impl::check_values(const char* call, const float* values, size_t size, size_t expected,
+void TranslationSession::Impl::check_values(const std::string& call, const float* values, size_t size, size_t expected,
                                             const std::string& shape) {
   if (size != expected)
-    throw Error(std::string(call) + ": " + std::to_string(size) + " values given, " + std::to_string(expected) +
-                " expected (" + shape + ")");
-  if (!values && size) throw Error(std::string(call) + ": no values given");
+    throw Error(call + ": " + std::to_string(size) + " values given, " + std::to_string(expected) + " expected (" + shape + ")");
+  if (!values && size) throw Error(call + ": no values given");
   for (size_t i = 0; i < size; ++i)
-    if (std::isnan(values[i])) throw Error(std::string(call) + ": value " + std::to_string(i) + " is NaN");
+    if (std::isnan(values[i])) throw Error(call + ": value " + std::to_string(i) + " is NaN");
 }
 
 void TranslationSession::Impl::make_encode_request() {

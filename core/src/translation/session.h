@@ -32,8 +32,9 @@ class TranslationSession::Impl {
   using Need = TranslationSession::Need;
 
   // Validates the options, checks and segments every text and plans the batches; nothing is
-  // computed yet. Throws tformer::Error on a bad option or text.
-  Impl(std::shared_ptr<LoadedModel> model, const std::vector<std::string>& texts, const TranslateOptions& options);
+  // computed yet. Throws tformer::Error on a bad option or text. `names`: how errors name the calls.
+  Impl(std::shared_ptr<LoadedModel> model, const std::vector<std::string>& texts, const TranslateOptions& options,
+       const SessionCallNames& names = {});
 
   Need next();
   const EncodeRequest& encode_request() const;
@@ -51,12 +52,13 @@ class TranslationSession::Impl {
  private:
   enum class Phase { kIdle, kEncodePending, kEncodeAnswered, kProjectPending, kProjectAnswered, kDone };
 
-  void expect(Phase phase, const char* call) const;
-  static void check_values(const char* call, const float* values, size_t size, size_t expected, const std::string& shape);
+  void expect(Phase phase, const std::string& call) const;
+  static void check_values(const std::string& call, const float* values, size_t size, size_t expected, const std::string& shape);
   void make_encode_request();
 
   std::shared_ptr<LoadedModel> m_;
   TranslateOptions options_;
+  SessionCallNames names_;
   std::vector<Segment> segments_;
   std::vector<std::vector<size_t>> batches_;  // indices into segments_
   std::vector<SentenceTranslation> done_;     // per segment
