@@ -87,6 +87,24 @@ after(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+// Relaxed SIMD's int8 products (XNNPACK's relaxed-SIMD qd8 kernels) are not rounded exactly as
+// the strict kernels' are, so beam search may keep the other one of two near-tied candidates. With
+// the de->en model shipped at step 17174, line 7 ("Die Preise sind im letzten Jahr stark
+// gestiegen.") at int8 beam 4 ends on "Prices have risen last year.", the f16 model's best
+// (-0.520), which the strict int8 reference prunes on the way to "Prices have increased
+// significantly last year." (-0.529). There, and only there, either is accepted.
+const NEAR_TIES = { 'int8.beam4': { 6: path.join(regression, 'expected.f16.beam4.txt') } };
+
+function assertOutputs(got, expectedFile, key) {
+  const expected = readLines(expectedFile);
+  const ties = NEAR_TIES[key] || {};
+  assert.equal(got.length, expected.length);
+  got.forEach((text, i) => {
+    if (i in ties && text !== expected[i]) assert.equal(text, readLines(ties[i])[i], `line ${i + 1} (a documented near tie)`);
+    else assert.equal(text, expected[i], `line ${i + 1}`);
+  });
+}
+
 for (const weights of ['f16', 'int8']) {
   test(`relaxed SIMD in Chromium: the shipped de->en model (${weights}) gives the PyTorch reference's translations`,
     { timeout: 300_000 }, async () => {
@@ -97,8 +115,8 @@ for (const weights of ['f16', 'int8']) {
       const r = await inPage('', { model: `/tiny.deen.${weights}.tfm`, variant: 'auto', lines, beams: hasBeam4 ? [1, 4] : [1] });
       assert.equal(r.relaxedSimd, true, 'Chromium validates relaxed SIMD');
       assert.equal(r.variant, 'relaxed', `auto on an isolated page picks the relaxed build (warnings: ${r.warnings})`);
-      assert.deepEqual(r.outputs[1].map((o) => o.text), readLines(path.join(regression, `expected.${weights}.greedy.txt`)));
-      if (hasBeam4) assert.deepEqual(r.outputs[4].map((o) => o.text), readLines(beam4));
+      assertOutputs(r.outputs[1].map((o) => o.text), path.join(regression, `expected.${weights}.greedy.txt`), `${weights}.greedy`);
+      if (hasBeam4) assertOutputs(r.outputs[4].map((o) => o.text), beam4, `${weights}.beam4`);
     });
 }
 
