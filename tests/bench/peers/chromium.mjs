@@ -46,7 +46,7 @@ async function runTformer({ variant, threads, beam, maxLength, warmup, lines }) 
   const info = t.info;
   t.dispose();
   const outputs = results.flatMap((r) => r.sentences.map((s) => ({ tokens: Array.from(s.tokens), score: s.score })));
-  return { seconds, loadMs, outputs, engine: `tformer ${info.variant} build in Chromium (${info.engine})`, variant: info.variant,
+  return { seconds, loadMs, outputs, engine: `tformer ${info.variant} build in Chromium (${info.kernels})`, variant: info.variant,
     threads: info.threads, warnings: info.warnings };
 }
 
