@@ -119,15 +119,17 @@ AlignmentHead alignment_head_from_metadata(const json& metadata, const ModelConf
   if (!metadata.is_object()) return a;
   const auto it = metadata.find("alignment_head");
   if (it == metadata.end() || it->is_null()) return a;
+  // Like ModelConfig's, the messages say what was expected and do not echo the value found: a
+  // crafted header's value may be megabytes long.
   const auto bad = [](const std::string& msg) -> Error {
     return Error("invalid model metadata: 'alignment_head' " + msg);
   };
   if (!it->is_object() || it->size() != 2 || !it->contains("layer") || !it->contains("head"))
-    throw bad("must be {\"layer\": L, \"head\": H}, not " + it->dump());
+    throw bad("must be {\"layer\": L, \"head\": H}");
   const json& layer = (*it)["layer"];
   const json& head = (*it)["head"];
   if (!layer.is_number_integer() || !head.is_number_integer())
-    throw bad("layer and head must be integers, not " + it->dump());
+    throw bad("layer and head must be integers");
   const long long L = layer.get<long long>(), H = head.get<long long>();
   if (L < 0 || L >= config.decoder_layers)
     throw bad("layer " + std::to_string(L) + " is not a decoder layer (the model has " +
