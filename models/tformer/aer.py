@@ -244,18 +244,6 @@ def direction(metadata: dict):
     raise ValueError(f"the gold set is German-English; the model translates {pair[0]} -> {pair[1]}")
 
 
-def alignment_head(metadata: dict, cfg):
-    """The metadata's {"layer": L, "head": H}, checked, or None."""
-    head = metadata.get("alignment_head")
-    if head is None:
-        return None
-    if not (isinstance(head, dict) and isinstance(head.get("layer"), int)
-            and isinstance(head.get("head"), int)):
-        raise ValueError(f"metadata alignment_head must be {{\"layer\": L, \"head\": H}}, not {head!r}")
-    check_head(cfg, head["layer"], head["head"])
-    return head["layer"], head["head"]
-
-
 def check_head(cfg, layer, head):
     if not 0 <= layer < cfg.decoder_layers:
         raise ValueError(f"layer {layer} is outside the model's {cfg.decoder_layers} decoder layers")
@@ -265,21 +253,12 @@ def check_head(cfg, layer, head):
 
 def cross_attention(model, source_ids, target_ids):
     """Forced decoding of one pair (target_ids end with EOS). Returns [layers, H, T, S] cross-attention
-    weights: the decoder run of Transformer.decode_states, keeping every layer's weights."""
+    weights (Transformer.decode_layers)."""
     import torch
-    cfg = model.cfg
     with torch.no_grad():
-        src = torch.tensor([source_ids])
-        memory, mask = model.encode(src, torch.tensor([len(source_ids)]))
-        tgt_in = model.decoder_input(torch.tensor([target_ids]))
-        T = tgt_in.shape[1]
-        causal = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
-        x = model.embed(model.tgt_embed, tgt_in, zero_first=cfg.decoder_start == "zero")
-        out = []
-        for layer in model.decoder.layers:
-            x, w = layer(x, memory, mask, causal, 0.0)
-            out.append(w[0])
-        return torch.stack(out)
+        memory, mask = model.encode(torch.tensor([source_ids]), torch.tensor([len(source_ids)]))
+        _, ws = model.decode_layers(model.decoder_input(torch.tensor([target_ids])), memory, mask)
+        return torch.stack([w[0] for w in ws])
 
 
 @dataclass
@@ -366,7 +345,7 @@ def cmd_aer(args):
             check_head(cfg, args.layer, args.head)
             layer, head, what = args.layer, args.head, f"layer {args.layer} head {args.head}"
         else:
-            meta_head = alignment_head(f.metadata, cfg)
+            meta_head = model.alignment_head  # the metadata's, checked as the engine checks it
             if meta_head and not (args.mean or args.all_heads):
                 layer, head = meta_head
                 what = f"layer {layer} head {head} (metadata alignment_head)"

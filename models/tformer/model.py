@@ -121,6 +121,11 @@ class MultiHeadAttention(nn.Module):
         b, t, _ = x.shape
         return x.view(b, t, self.heads, self.head_dim).transpose(1, 2)
 
+    def scores(self, q, k, mask):
+        """Scaled dot products q k^T / sqrt(dh), -inf where mask is True (hidden keys)."""
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim)
+        return scores if mask is None else scores.masked_fill(mask, float("-inf"))
+
     def attend(self, q, k, v, mask):
         """q [B,H,Tq,dh], k/v [B,H,Tk,dh]; mask broadcastable to [B,H,Tq,Tk], True = hidden."""
         if self.training_path:
@@ -128,16 +133,11 @@ class MultiHeadAttention(nn.Module):
             b, h, t, dh = out.shape
             weights = None
             if self.keep_head is not None:
-                k_h = self.keep_head
-                scores = torch.matmul(q[:, k_h], k[:, k_h].transpose(-1, -2)) / math.sqrt(self.head_dim)
-                if mask is not None:
-                    scores = scores.masked_fill(mask[:, 0] if mask.shape[1] == 1 else mask[:, k_h], float("-inf"))
-                weights = torch.softmax(scores.float(), dim=-1)[:, None]
+                one = slice(self.keep_head, self.keep_head + 1)
+                head_mask = mask if mask is None or mask.shape[1] == 1 else mask[:, one]
+                weights = torch.softmax(self.scores(q[:, one], k[:, one], head_mask).float(), dim=-1)
             return self.o(out.transpose(1, 2).reshape(b, t, h * dh)), weights
-        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim)
-        if mask is not None:
-            scores = scores.masked_fill(mask, float("-inf"))
-        weights = torch.softmax(scores, dim=-1)
+        weights = torch.softmax(self.scores(q, k, mask), dim=-1)
         out = torch.matmul(weights, v)
         b, h, t, dh = out.shape
         return self.o(out.transpose(1, 2).reshape(b, t, h * dh)), weights
@@ -359,6 +359,11 @@ class Transformer(nn.Module):
         """Full (non-incremental) decoder over tgt_in [B, T]; returns the final states [B, T, d]
         (the input of the output projection) and the cross-attention weights [B, H, T, S] of
         decoder layer `weights_layer` (by default the last)."""
+        x, ws = self.decode_layers(tgt_in, memory, memory_mask)
+        return x, ws[weights_layer]
+
+    def decode_layers(self, tgt_in, memory, memory_mask):
+        """As decode_states, with every decoder layer's cross-attention weights (a list)."""
         T = tgt_in.shape[1]
         causal = torch.triu(torch.ones(T, T, dtype=torch.bool, device=tgt_in.device), 1)
         x = self.embed(self.tgt_embed, tgt_in, zero_first=self.cfg.decoder_start == "zero")
@@ -368,7 +373,7 @@ class Transformer(nn.Module):
             ws.append(w)
         if self.cfg.norm == "pre":
             x = self.decoder.final_norm(x)
-        return x, ws[weights_layer]
+        return x, ws
 
     def decode(self, tgt_in, memory, memory_mask):
         """As decode_states, with logits [B, T, V] in place of the states."""

@@ -218,16 +218,17 @@ def test_hard_links():
 
 
 def test_metadata():
-    from tformer.config import ModelConfig
+    from tformer.config import ModelConfig, alignment_head
     from tformer import tfm
     cfg = ModelConfig.from_dict(tfm.read(MODEL).config)
-    check("alignment_head: read", aer.alignment_head({"alignment_head": {"layer": 1, "head": 3}}, cfg) == (1, 3))
-    check("alignment_head: absent", aer.alignment_head({}, cfg) is None)
-    refused("alignment_head: layer out of range", lambda: aer.alignment_head(
-        {"alignment_head": {"layer": cfg.decoder_layers, "head": 0}}, cfg), "decoder layers")
-    refused("alignment_head: head out of range", lambda: aer.alignment_head(
-        {"alignment_head": {"layer": 0, "head": cfg.heads}}, cfg), "heads")
-    refused("alignment_head: not an object", lambda: aer.alignment_head({"alignment_head": [0, 1]}, cfg),
+    # `aer` takes the head that load_tfm_model read with config.alignment_head, as the engine reads it.
+    check("alignment_head: read", alignment_head({"alignment_head": {"layer": 1, "head": 3}}, cfg) == (1, 3))
+    check("alignment_head: absent", alignment_head({}, cfg) is None)
+    refused("alignment_head: layer out of range", lambda: alignment_head(
+        {"alignment_head": {"layer": cfg.decoder_layers, "head": 0}}, cfg), "is not a decoder layer")
+    refused("alignment_head: head out of range", lambda: alignment_head(
+        {"alignment_head": {"layer": 0, "head": cfg.heads}}, cfg), "is not a head")
+    refused("alignment_head: not an object", lambda: alignment_head({"alignment_head": [0, 1]}, cfg),
             "alignment_head")
     check("direction: de->en, en->de", aer.direction({"source_language": "de", "target_language": "en"})[0]
           is False and aer.direction({"source_language": "en", "target_language": "de"})[0] is True)
