@@ -7,21 +7,16 @@
 #include <string>
 #include <vector>
 
-#include "fixtures.h"
-#include "model/model_file.h"
+#include "loaded_fixture.h"
 #include "text/passthrough.h"
-#include "translation/loaded_model.h"
 #include "translation/response.h"
 
 using namespace tformer;
 
 namespace {
 
-struct Loaded {
-  LoadedModel model;
-  testing::Golden golden;
-  explicit Loaded(const std::string& variant)
-      : model(ModelFile::from_path(testing::fixture_path(variant, "model.tfm")), TranslatorConfig{}), golden(variant) {}
+struct Loaded : testing::LoadedFixture {
+  using LoadedFixture::LoadedFixture;
   ResponseBuilder builder() const { return ResponseBuilder(model.config, *model.source_tokenizer, *model.target_tokenizer); }
 };
 

@@ -7,10 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "fixtures.h"
-#include "model/model_file.h"
+#include "loaded_fixture.h"
 #include "tformer/translator.h"
-#include "translation/loaded_model.h"
 #include "translation/segmenter.h"
 
 using namespace tformer;
@@ -18,12 +16,7 @@ using Catch::Contains;
 
 namespace {
 
-struct Loaded {
-  LoadedModel model;
-  testing::Golden golden;
-  explicit Loaded(const std::string& variant)
-      : model(ModelFile::from_path(testing::fixture_path(variant, "model.tfm")), TranslatorConfig{}), golden(variant) {}
-};
+using Loaded = testing::LoadedFixture;
 
 std::vector<Segment> segments_of(const Segmenter& s, const std::vector<std::string>& texts, const TranslateOptions& o) {
   std::vector<Segment> out;
