@@ -57,6 +57,26 @@ function run(cmd, args, { quiet = false } = {}) {
 
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 
+// The vector extensions that decide which kernels XNNPACK and ONNX Runtime pick: figures from an
+// AVX2-only machine and from an AVX-512 one do not speak for each other, so every run records them.
+function cpuFeatures() {
+  let flags = new Set();
+  try {
+    const info = readFileSync('/proc/cpuinfo', 'utf8');
+    flags = new Set((info.match(/^flags\s*:(.*)$/m)?.[1] ?? '').trim().split(/\s+/));
+  } catch { return { known: false }; }
+  return {
+    known: flags.size > 1, avx2: flags.has('avx2'), fma: flags.has('fma'), avx512f: flags.has('avx512f'),
+    avx512bw: flags.has('avx512bw'), avx512_vnni: flags.has('avx512_vnni'), avx_vnni: flags.has('avx_vnni'),
+  };
+}
+
+function describeCpu(model, f) {
+  if (!f.known) return `${model} (vector extensions unknown)`;
+  const isa = f.avx512f ? `AVX-512${f.avx512_vnni ? ' + VNNI' : ''}` : f.avx2 ? `AVX2${f.avx_vnni ? ' + AVX-VNNI' : ''} (no AVX-512)` : 'no AVX2';
+  return `${model}, ${isa}`;
+}
+
 // ---- runners: each is one entry; run(ctx, {threads, beam}) returns a row with the common fields ----
 // Common fields: sentences, target_tokens, seconds, sentences_per_s, tokens_per_s, ms_per_sentence,
 // peak_rss_mb (process peak RSS), model_bytes, load_ms, engine, timed; optional outputs (ids, for checks).
@@ -387,10 +407,11 @@ async function main() {
     length_rule: 'target length limit floor(2 * source tokens incl. EOS), capped by max_length when > 0; '
       + 'Bergamot: max-length-factor 2 x the longest source of its batch (no cap)',
     batching: 'length-sorted batches of at most 4096 padded source tokens (Bergamot: its batcher, mini-batch-words 4096)',
-    repeat: Number(a.repeat), cpu: cpus()[0]?.model, cores: cpus().length, loadavg_start: startLoad, loadavg_end: loadavg(),
+    repeat: Number(a.repeat), cpu: cpus()[0]?.model, cpu_features: cpuFeatures(), cores: cpus().length, loadavg_start: startLoad, loadavg_end: loadavg(),
     node: process.version, onnx: ctx.onnx, onnx_int8: ctx.onnxInt8, marian: ctx.marian,
   };
   const printable = [...rows.filter((r) => r.status !== 'pending'), ...rows.filter((r) => r.status === 'pending')];
+  console.log(`CPU: ${describeCpu(meta.cpu, meta.cpu_features)}; ${meta.cores} cores`);
   console.log(table(printable));
   console.log('x tok/s, x peak, x model: tformer native / row at the same precision, beam and threads (x tok/s > 1: tformer '
     + 'faster; x peak, x model < 1: tformer smaller). x wasm: tformer wasm tok/s / this wasm peer\'s (mt build at the same '
