@@ -2,22 +2,28 @@
 # Obtains the pinned Debian source tarballs into DIR and checks them against SHA256SUMS.
 # Order of sources: DIR itself (already fetched), the Debian mirror through a private deb-src
 # apt configuration (no root, no change to the system's apt), then ../shared/deps of the checkout.
-# Usage: fetch_sources.sh DIR [FALLBACK_DIR]
+# Usage: fetch_sources.sh DIR [FALLBACK_DIR [SUMS_FILE PACKAGE=VERSION...]]
+# (without SUMS_FILE: the engine's libraries pinned in SHA256SUMS; marian_deps.cmake passes
+# SHA256SUMS.marian and its own packages)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$1
 fallback=${2:-$here/../../../shared/deps}
+sums=${3:-$here/SHA256SUMS}
 mkdir -p "$dir"
 cd "$dir"
 
-# package=debian-version pairs whose orig tarballs are pinned in SHA256SUMS
+# package=debian-version pairs whose orig tarballs are pinned in the sums file
 packages="xnnpack=0.0~git20241108.4ea82e5-2 pthreadpool=0.0~git20240616.560c60d-1
 fxdiv=0.0~git20200417.b408327-4 cpuinfo=0.0~git20250905.877328f-1 sentencepiece=0.1.97-3"
+if [ $# -gt 3 ]; then
+  packages="${*:4}"
+fi
 
-verified() { sha256sum --quiet -c "$here/SHA256SUMS" >/dev/null 2>&1; }
+verified() { sha256sum --quiet -c "$sums" >/dev/null 2>&1; }
 
 if ! verified; then
-  missing=$(awk '{print $2}' "$here/SHA256SUMS" | while read -r f; do [ -f "$f" ] || echo "$f"; done)
+  missing=$(awk '{print $2}' "$sums" | while read -r f; do [ -f "$f" ] || echo "$f"; done)
   if [ -n "$missing" ] && command -v apt-get >/dev/null; then
     apt_dir=$dir/.apt
     mkdir -p "$apt_dir/lists/partial"
@@ -49,10 +55,10 @@ EOS
         cp "$fallback/$file" "$file"
       fi
     fi
-  done < "$here/SHA256SUMS"
+  done < "$sums"
 fi
 
-if ! sha256sum --quiet -c "$here/SHA256SUMS"; then
+if ! sha256sum --quiet -c "$sums"; then
   echo "tformer deps: source tarballs missing or corrupt in $dir (see above)" >&2
   exit 1
 fi
