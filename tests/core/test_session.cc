@@ -5,6 +5,7 @@
 // calls out of order and bad values give clear errors and leave the session usable.
 #include <catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -157,6 +158,73 @@ TEST_CASE("a session answered by compute_on_cpu is translate() bit for bit", "[s
   const auto results = run_on_cpu(*session);
   for (size_t i = 0; i < texts.size(); ++i)
     CHECK(results[i].sentences.at(0).hypotheses.at(0).tokens == golden.json["sentences"][i]["greedy"]["tokens"].get<std::vector<int>>());
+}
+
+TEST_CASE("a session hands out each sentence as soon as its search ends", "[session][stream]") {
+  const std::string variant = GENERATE(from_range(testing::fixture_variants()));
+  CAPTURE(variant);
+  Translator translator(testing::fixture_path(variant, "model.tfm"));
+  const std::vector<std::string> t = golden_texts(testing::Golden(variant));
+  REQUIRE(t.size() >= 6);
+  // Several sentences per text, lines, an empty text: places and separators of every kind.
+  const std::vector<std::string> texts = {t[3] + " " + t[0] + " " + t[4], "", t[1] + "\n\n" + t[2], t[5]};
+
+  TranslateOptions greedy;
+  greedy.return_alignment = true;
+  TranslateOptions beam;
+  beam.beam_size = 4;
+  beam.nbest = 2;
+  TranslateOptions batched = greedy;  // several encoder batches
+  batched.max_batch_tokens = 12;
+  for (const TranslateOptions& options : {greedy, beam, batched}) {
+    CAPTURE(options.beam_size, options.max_batch_tokens);
+    auto session = translator.begin(texts, options);
+    std::vector<CompletedSentence> completed;
+    std::vector<size_t> call;  // per completed sentence: the next() call that handed it out
+    size_t calls = 0;
+    for (Need need = session->next();; need = session->next()) {
+      ++calls;
+      for (auto& c : session->take_completed()) {
+        completed.push_back(std::move(c));
+        call.push_back(calls);
+      }
+      if (need == Need::kDone) break;
+      session->compute_on_cpu();
+    }
+    CHECK(session->take_completed().empty());
+
+    const std::vector<Translation> results = session->results();
+    require_same(results, translator.translate(texts, options));
+    // Every sentence once, where results() has it, with the separator that joins it.
+    size_t total = 0;
+    for (const Translation& r : results) total += r.sentences.size();
+    REQUIRE(completed.size() == total);
+    REQUIRE(total == 6);
+    std::vector<std::string> joined(texts.size());
+    // Greedy, one batch: a sentence of n tokens (EOS included) ends at search step n, answered
+    // by next() call n + 2 (call 1 asks for the encoder, call 2 for step 1's projection): the
+    // short ones come out while the long ones are still searched.
+    if (options.beam_size == 1 && options.max_batch_tokens > 1000)
+      for (size_t i = 0; i < completed.size(); ++i)
+        CHECK(call[i] == completed[i].sentence.hypotheses.at(0).tokens.size() + 2);
+    std::sort(completed.begin(), completed.end(),
+              [](const CompletedSentence& a, const CompletedSentence& b) { return a.segment < b.segment; });
+    for (size_t i = 0; i < completed.size(); ++i) {
+      const CompletedSentence& c = completed[i];
+      CAPTURE(c.segment, c.paragraph, c.index);
+      CHECK(c.segment == i);
+      REQUIRE(c.paragraph < results.size());
+      REQUIRE(c.index < results[c.paragraph].sentences.size());
+      require_same({Translation{"", {c.sentence}}}, {Translation{"", {results[c.paragraph].sentences[c.index]}}});
+      joined[c.paragraph] += c.separator + c.sentence.hypotheses.at(0).text;
+    }
+    CHECK(completed[0].separator.empty());
+    CHECK(completed[1].separator == " ");
+    CHECK(completed[3].paragraph == 2);
+    CHECK(completed[3].separator.empty());
+    CHECK(completed[4].separator == "\n\n");
+    for (size_t p = 0; p < texts.size(); ++p) CHECK(joined[p] == results[p].text);
+  }
 }
 
 TEST_CASE("a session answered from outside gives the results of that backend", "[session]") {

@@ -41,6 +41,16 @@ struct Translation {
   const Hypothesis& best(size_t sentence) const { return sentences.at(sentence).hypotheses.at(0); }
 };
 
+// A sentence handed out as soon as its search ended (TranslationSession::take_completed), with
+// its place in the results that translate() gives.
+struct CompletedSentence {
+  size_t segment = 0;     // its place among all sentences of the request, in input order
+  size_t paragraph = 0;   // which input text
+  size_t index = 0;       // which of that text's Translation::sentences
+  std::string separator;  // what Translation::text has before it: "" (its first), " " or line breaks
+  SentenceTranslation sentence;
+};
+
 struct TensorInfo {
   std::string name, dtype;
   std::vector<int64_t> shape;
@@ -179,6 +189,11 @@ class TranslationSession {
   void compute_on_cpu();
   // Once next() said kDone: one Translation per input text, as translate() returns them.
   std::vector<Translation> results() const;
+  // The sentences whose translation ended since the last call, each once, in the order they
+  // ended (sentences of one batch end at different steps; batches go shortest first): a caller
+  // can show each before the request is done. By the time next() says kDone every sentence has
+  // ended; the results() it takes part in are the same.
+  std::vector<CompletedSentence> take_completed();
 
   size_t d_model() const;
   size_t vocab_size() const;

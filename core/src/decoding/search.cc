@@ -214,10 +214,12 @@ void Search::advance(Candidates&& all_candidates) {
       });
       if (best < 0 || best >= int(V)) throw Error("search: no candidate token for a hypothesis");
       const float score = rows[begin].score + best_lp;
-      if (best == config_.eos_id)
+      if (best == config_.eos_id) {
         finish(rows[begin], best, score, begin);
-      else
+        left_.push_back(size_t(sentence));
+      } else {
         extend(rows[begin], best, score, begin);
+      }
       begin = end;
       continue;
     }
@@ -260,20 +262,35 @@ void Search::advance(Candidates&& all_candidates) {
         parents.pop_back();
       }
     }
+    if (next.empty() || next.back().sentence != sentence) left_.push_back(size_t(sentence));
     begin = end;
   }
   rows = std::move(next);
   if (!rows.empty()) decoder_.select_rows(state_, parents);
 }
 
+void Search::rank(std::vector<SearchHypothesis>& hyps) const {
+  std::stable_sort(hyps.begin(), hyps.end(),
+                   [](const SearchHypothesis& a, const SearchHypothesis& b) { return a.score > b.score; });
+  if (int(hyps.size()) > options_.nbest) hyps.resize(size_t(options_.nbest));
+}
+
 std::vector<std::vector<SearchHypothesis>> Search::take_results() {
   if (!done()) throw Error("search: take_results() before the search is done");
-  for (auto& hyps : finished_) {
-    std::stable_sort(hyps.begin(), hyps.end(),
-                     [](const SearchHypothesis& a, const SearchHypothesis& b) { return a.score > b.score; });
-    if (int(hyps.size()) > options_.nbest) hyps.resize(size_t(options_.nbest));
-  }
+  for (auto& hyps : finished_) rank(hyps);
   return std::move(finished_);
+}
+
+std::vector<std::pair<size_t, std::vector<SearchHypothesis>>> Search::take_finished() {
+  std::vector<std::pair<size_t, std::vector<SearchHypothesis>>> out;
+  out.reserve(left_.size());
+  for (size_t s : left_) {
+    rank(finished_[s]);
+    out.emplace_back(s, std::move(finished_[s]));
+    finished_[s].clear();  // a moved-from vector is valid but unspecified: make it empty
+  }
+  left_.clear();
+  return out;
 }
 
 std::vector<std::vector<SearchHypothesis>> search(const Decoder& decoder, const ModelConfig& config,

@@ -17,6 +17,7 @@
 // It never blocks EOS. Repeats that are not back to back ("the cat and the dog") are untouched.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "transformer/decoder.h"
@@ -76,14 +77,21 @@ class Search {
   // best 2K, so beam search needs no more; greedy needs 1.
   void consume_candidates(const float* rows);
   size_t candidates_per_row() const;
-  // Per sentence, up to `nbest` hypotheses, best first; once done().
+  // Per sentence, up to `nbest` hypotheses, best first; once done(). A sentence already taken
+  // by take_finished() has none here.
   std::vector<std::vector<SearchHypothesis>> take_results();
+  // The sentences that left the search since the last call (in the order they left; sentences
+  // of one batch end at different steps), each with its hypotheses as take_results() gives
+  // them, moved out: so that a caller can hand out each sentence as soon as it is done.
+  std::vector<std::pair<size_t, std::vector<SearchHypothesis>>> take_finished();
 
  private:
   // One step of the search rules; candidates(r, force_eos, visit) calls visit(token, log-prob)
   // for the candidates of row r.
   template <typename Candidates>
   void advance(Candidates&& candidates);
+  // Best first (stable: ties keep the order they finished in), at most nbest.
+  void rank(std::vector<SearchHypothesis>& hyps) const;
 
   struct Row {
     int sentence = 0;
@@ -106,6 +114,7 @@ class Search {
   DecoderState state_;
   std::vector<Row> rows_;
   std::vector<std::vector<SearchHypothesis>> finished_;
+  std::vector<size_t> left_;  // sentences that left the search since the last take_finished()
   int step_ = 0;
   bool hidden_ready_ = false;
   std::vector<float> hidden_, alignment_;

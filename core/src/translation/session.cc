@@ -32,6 +32,18 @@ TranslationSession::Impl::Impl(std::shared_ptr<LoadedModel> model, const std::ve
   for (const Segment& u : segments_) lengths.push_back(u.source.size());
   batches_ = make_batches(lengths, options.max_batch_tokens);
   done_.resize(segments_.size());
+  // Where each segment lands in the results, as assemble() places it.
+  places_.resize(segments_.size());
+  for (size_t u = 0; u < segments_.size(); ++u) {
+    CompletedSentence& place = places_[u];
+    place.segment = u;
+    place.paragraph = segments_[u].paragraph;
+    if (u > 0 && segments_[u - 1].paragraph == place.paragraph) {
+      place.index = places_[u - 1].index + 1;
+      const size_t lines = segments_[u].line - segments_[u - 1].line;
+      place.separator = lines ? std::string(lines, '\n') : " ";
+    }
+  }
 }
 
 TranslationSession::Need TranslationSession::Impl::next() {
@@ -54,6 +66,7 @@ TranslationSession::Need TranslationSession::Impl::next() {
       search_->consume_candidates(candidates_.data());
     else
       search_->consume_logits();
+    collect();
   }
   phase_ = Phase::kIdle;
   if (search_ && !search_->done()) {
@@ -61,10 +74,7 @@ TranslationSession::Need TranslationSession::Impl::next() {
     phase_ = Phase::kProjectPending;
     return Need::kProject;
   }
-  if (search_) {
-    auto hyps = search_->take_results();
-    const std::vector<size_t>& batch = batches_[batch_];
-    for (size_t i = 0; i < batch.size(); ++i) done_[batch[i]] = m_->responses->sentence(segments_[batch[i]], hyps[i]);
+  if (search_) {  // every sentence of the batch was built by collect() as it ended
     search_.reset();
     ++batch_;
   }
@@ -161,6 +171,23 @@ void TranslationSession::Impl::compute_on_cpu() {
   }
 }
 
+void TranslationSession::Impl::collect() {
+  for (auto& [s, hyps] : search_->take_finished()) {
+    const size_t u = batches_[batch_][s];
+    done_[u] = m_->responses->sentence(segments_[u], hyps);
+    // A copy: assemble() moves done_ into the results at the end.
+    CompletedSentence completed = places_[u];
+    completed.sentence = done_[u];
+    completed_.push_back(std::move(completed));
+  }
+}
+
+std::vector<CompletedSentence> TranslationSession::Impl::take_completed() {
+  std::vector<CompletedSentence> out;
+  out.swap(completed_);
+  return out;
+}
+
 std::vector<Translation> TranslationSession::Impl::results() const {
   if (phase_ != Phase::kDone)
     throw Error(names_.results + ": the translation is not finished (" + names_.next + " has not returned " + names_.done + ")");
@@ -216,6 +243,7 @@ void TranslationSession::provide_candidates(const float* rows, size_t size) { im
 size_t TranslationSession::candidates_per_row() const { return impl_->candidates_per_row(); }
 void TranslationSession::compute_on_cpu() { impl_->compute_on_cpu(); }
 std::vector<Translation> TranslationSession::results() const { return impl_->results(); }
+std::vector<CompletedSentence> TranslationSession::take_completed() { return impl_->take_completed(); }
 size_t TranslationSession::d_model() const { return impl_->d_model(); }
 size_t TranslationSession::vocab_size() const { return impl_->vocab_size(); }
 

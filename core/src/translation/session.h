@@ -45,6 +45,7 @@ class TranslationSession::Impl {
   size_t candidates_per_row() const;
   void compute_on_cpu();
   std::vector<Translation> results() const;
+  std::vector<CompletedSentence> take_completed();
 
   size_t d_model() const { return size_t(m_->config.d_model); }
   size_t vocab_size() const { return size_t(m_->config.vocab_size); }
@@ -55,6 +56,8 @@ class TranslationSession::Impl {
   void expect(Phase phase, const std::string& call) const;
   static void check_values(const std::string& call, const float* values, size_t size, size_t expected, const std::string& shape);
   void make_encode_request();
+  // Builds the sentences the search let go of since the last step.
+  void collect();
 
   std::shared_ptr<LoadedModel> m_;
   TranslateOptions options_;
@@ -63,6 +66,8 @@ class TranslationSession::Impl {
   std::vector<std::vector<size_t>> batches_;  // indices into segments_
   std::vector<SentenceTranslation> done_;     // per segment
   std::vector<Translation> paragraphs_;
+  std::vector<CompletedSentence> places_;     // per segment: its place in the results (no sentence)
+  std::vector<CompletedSentence> completed_;  // ended, not yet taken by take_completed()
   size_t batch_ = 0;                          // the batch being encoded or decoded
   Phase phase_ = Phase::kIdle;
   EncodeRequest request_;
