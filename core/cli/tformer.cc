@@ -1,10 +1,14 @@
 // tformer: the command-line face of the engine.
 //
-//   tformer translate -m MODEL.tfm [options]     stdin lines -> stdout translations
-//   tformer info MODEL.tfm | info -m MODEL.tfm
+//   tformer translate -m MODEL [options]         stdin lines -> stdout translations
+//   tformer convert FOLDER -o MODEL.tfm          a Marian model (Firefox Translations, OPUS-MT) -> .tfm
+//   tformer info MODEL | info -m MODEL
+// MODEL is a .tfm file, a Marian model folder or a Marian model file (imported in memory).
 //   tformer bench -m MODEL.tfm -i FILE [options]
 //   tformer --help | --version
+#include <dirent.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -13,11 +17,16 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "input.h"
+#include "tformer/marian.h"
 #include "tformer/translator.h"
 
 #ifndef TFORMER_VERSION
@@ -30,19 +39,37 @@ using Clock = std::chrono::steady_clock;
 
 const char* kUsage =
     "usage:\n"
-    "  tformer translate -m MODEL.tfm [options]\n"
+    "  tformer translate -m MODEL [options]\n"
     "      Reads UTF-8 lines on stdin and writes one translation per line on stdout, in order.\n"
     "      Input is read and translated in batches of --batch-lines lines; each batch's output is\n"
     "      written as soon as it is done. An empty line gives an empty line.\n"
-    "  tformer info MODEL.tfm        (or: tformer info -m MODEL.tfm)\n"
-    "      Prints the architecture, the metadata and the tensor table.\n"
+    "  tformer convert FOLDER -o MODEL.tfm [--weights keep|f32|f16|int8] [Marian options]\n"
+    "      Converts a Marian model (a Firefox Translations or OPUS-MT folder, or its model file) to\n"
+    "      .tfm: the same file as models/tfm import-marian writes (models/MARIAN-IMPORT.md).\n"
+    "  tformer info MODEL            (or: tformer info -m MODEL)\n"
+    "      Prints the architecture, the metadata and the tensor table; for a Marian model first\n"
+    "      what the import found (variant, vocabularies, ignored options, shortlist, warnings).\n"
     "  tformer bench -m MODEL.tfm -i FILE [options] [--json OUT]\n"
     "      Translates FILE's non-empty lines and prints sentences/s, target tokens/s, latency and\n"
     "      memory (--json OUT also writes them as JSON).\n"
     "  tformer --help | --version\n"
     "\n"
+    "MODEL is a .tfm file, or a Marian model as downloaded: its folder (model .npz or .bin, with\n"
+    "vocabularies; .gz copies are read too) or its model file. A Marian model is converted in memory\n"
+    "each time it is loaded; tformer convert does it once. Refused models are named with the option.\n"
+    "\n"
+    "Marian options (translate, bench, info, convert):\n"
+    "  --vocab FILE              a vocabulary (.spm, or .yml with --spm): once for both sides, twice\n"
+    "                            for source then target (default: found in the folder)\n"
+    "  --spm FILE                SentencePiece model of a .yml vocabulary (default source.spm,\n"
+    "                            target.spm); once or twice\n"
+    "  --config FILE             Marian options (YAML) for a model without special:model.yml\n"
+    "  --weights W               convert: storage of matrices: keep (float32 stays f32, intgemm8\n"
+    "                            becomes int8; default), f32, f16 or int8\n"
+    "  -o, --output FILE         convert: the .tfm to write\n"
+    "\n"
     "options of translate and bench:\n"
-    "  -m, --model FILE          the .tfm model file (required)\n"
+    "  -m, --model MODEL         the model (required)\n"
     "  --beam N                  beam size, 1 = greedy search (default 1; 1 to 64)\n"
     "  --nbest N                 write the N best hypotheses of each line, one per output line, as\n"
     "                            'INDEX ||| TEXT ||| SCORE' (INDEX counts input lines from 0); needs\n"
@@ -76,7 +103,9 @@ const char* kUsage =
     "exit status: 0 success; 1 an error (model, input or a skipped line); 2 a usage error.\n";
 
 struct Args {
-  std::string command, model, input, json;
+  std::string command, model, input, json, output;
+  std::vector<std::string> vocabs, spms;
+  std::string marian_config, weights = "keep";
   std::vector<std::string> positional;
   tformer::TranslateOptions options;
   tformer::TranslatorConfig config;
@@ -131,6 +160,15 @@ Args parse(int argc, char** argv) {
     if (f == "-m" || f == "--model") a.model = value();
     else if (f == "-i" || f == "--input") a.input = value();
     else if (f == "--json") a.json = value();
+    else if (f == "-o" || f == "--output") a.output = value();
+    else if (f == "--vocab") a.vocabs.push_back(value());
+    else if (f == "--spm") a.spms.push_back(value());
+    else if (f == "--config") a.marian_config = value();
+    else if (f == "--weights") {
+      a.weights = value();
+      if (a.weights != "keep" && a.weights != "f32" && a.weights != "f16" && a.weights != "int8")
+        usage_error("--weights must be keep, f32, f16 or int8, got '" + a.weights + "'");
+    }
     else if (f == "--beam") a.options.beam_size = to_int(f, value());
     else if (f == "--nbest") a.options.nbest = to_int(f, value());
     else if (f == "--threads") a.config.threads = to_int(f, value());
@@ -172,6 +210,80 @@ std::vector<std::string> read_lines(std::istream& in) {
     lines.push_back(line);
   }
   return lines;
+}
+
+// ---- Marian models: read the folder's files, import them in memory ----------------------------
+bool is_directory(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A .tfm file is loaded as it is; anything else is a Marian folder or model file.
+bool is_marian(const std::string& path) { return is_directory(path) || !ends_with(path, ".tfm"); }
+
+std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw tformer::Error("cannot open '" + path + "': " + std::strerror(errno));
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string name_of(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The files an import reads, from the folder (or the model file's folder), plus the vocabularies
+// and options named on the command line wherever they are.
+tformer::MarianImport import_marian_model(const Args& a, const std::string& path) {
+  tformer::MarianImportOptions options;
+  options.weights = a.weights;
+  std::string folder = path;
+  if (!is_directory(path)) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) throw tformer::Error("'" + path + "': no such file or folder");
+    const size_t slash = path.find_last_of('/');
+    folder = slash == std::string::npos ? "." : path.substr(0, slash);
+    options.model = name_of(path);
+  }
+  std::vector<tformer::MarianFile> files;
+  std::vector<std::string> seen;
+  auto add = [&](const std::string& file) {
+    const std::string name = name_of(file);
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) return;
+    seen.push_back(name);
+    files.push_back({name, read_file(file)});
+  };
+  DIR* dir = opendir(folder.c_str());
+  if (!dir) throw tformer::Error("cannot read folder '" + folder + "': " + std::strerror(errno));
+  std::vector<std::string> names;
+  while (const dirent* e = readdir(dir)) {
+    const std::string name = e->d_name;
+    if (tformer::is_marian_input(name) && !is_directory(folder + "/" + name)) names.push_back(name);
+  }
+  closedir(dir);
+  std::sort(names.begin(), names.end());
+  // Named files first: a --vocab given as a path wins over a file of that name in the folder.
+  for (const auto& v : a.vocabs) add(v.find('/') == std::string::npos && !std::ifstream(v) ? folder + "/" + v : v);
+  for (const auto& v : a.spms) add(v.find('/') == std::string::npos && !std::ifstream(v) ? folder + "/" + v : v);
+  if (!a.marian_config.empty()) add(a.marian_config);
+  for (const auto& n : names) add(folder + "/" + n);
+  for (const auto& v : a.vocabs) options.vocabs.push_back(name_of(v));
+  for (const auto& v : a.spms) options.spms.push_back(name_of(v));
+  if (!a.marian_config.empty()) options.config = name_of(a.marian_config);
+  tformer::MarianImport m = tformer::import_marian(files, options);
+  for (const auto& w : m.warnings) std::cerr << "tformer: warning: " << w << "\n";
+  return m;
+}
+
+// The translator of a .tfm file, or of a Marian model imported in memory.
+std::unique_ptr<tformer::Translator> load_translator(const Args& a, const std::string& path,
+                                                     const tformer::TranslatorConfig& config = {}) {
+  if (!is_marian(path)) return std::make_unique<tformer::Translator>(path, config);
+  return std::make_unique<tformer::Translator>(import_marian_model(a, path).tfm, config);
 }
 
 double peak_rss_mb() {
@@ -224,9 +336,10 @@ std::string name_line(const std::string& message, size_t first_line) {
 // Translates stdin in batches of lines: memory stays bounded by one batch, and output appears as
 // each batch is done. Lines that cannot be translated are skipped or stop the run (--on-error).
 int cmd_translate(const Args& a) {
-  if (a.model.empty()) usage_error("translate needs -m MODEL.tfm");
+  if (a.model.empty()) usage_error("translate needs -m MODEL");
   if (!a.positional.empty()) usage_error("translate reads its text on stdin; unexpected argument '" + a.positional[0] + "'");
-  tformer::Translator translator(a.model, a.config);
+  const auto loaded = load_translator(a, a.model, a.config);
+  tformer::Translator& translator = *loaded;
   {
     tformer::TranslateOptions check = a.options;  // option errors before any input is read
     translator.translate({}, check);
@@ -291,12 +404,73 @@ int cmd_translate(const Args& a) {
   return 0;
 }
 
+// What the import of a Marian model found, from its summary (tformer/marian.h).
+void print_marian_summary(const tformer::MarianImport& m) {
+  const nlohmann::json s = nlohmann::json::parse(m.summary_json);
+  const auto& c = s["config"];
+  auto list = [](const nlohmann::json& a) {
+    std::string out;
+    for (const auto& x : a) out += (out.empty() ? "" : ", ") + (x.is_string() ? x.get<std::string>() : x.dump());
+    return out.empty() ? std::string("none") : out;
+  };
+  std::printf("marian:     %s (%s), imported in memory\n", s["name"].get<std::string>().c_str(),
+              s["model"].get<std::string>().c_str());
+  std::printf("variant:    %s; d_model %d, heads %d, ffn %d, %d+%d layers\n", s["variant"].get<std::string>().c_str(),
+              c["d_model"].get<int>(), c["heads"].get<int>(), c["ffn_dim"].get<int>(), c["encoder_layers"].get<int>(),
+              c["decoder_layers"].get<int>());
+  std::printf("vocabs:     %s; sizes %s (%s, %s)\n", list(s["vocabs"]).c_str(), list(s["vocab_sizes"]).c_str(),
+              s["tokenizer"].get<std::string>().c_str(), s["joint_vocab"].get<bool>() ? "joint" : "separate");
+  std::printf("weights:    %s as stored; %s (%d int8 matrices, %d activation multipliers)\n",
+              list(s["item_types"]).c_str(), s["weights"].get<std::string>().c_str(), s["quantized_matrices"].get<int>(),
+              s["alphas"].get<int>());
+  std::printf("ignored:    %s\n", list(s["ignored_options"]).c_str());
+  std::printf("unknown:    %s\n", list(s["unknown_options"]).c_str());
+  if (s["shortlist"].is_null()) {
+    std::printf("shortlist:  none\n");
+  } else {
+    const auto& l = s["shortlist"];
+    std::printf("shortlist:  %s: %llu source words, %llu candidates, firstNum %llu, bestNum %llu, checksum %s (not used)\n",
+                l["file"].get<std::string>().c_str(), l["source_words"].get<unsigned long long>(),
+                l["candidates"].get<unsigned long long>(), l["first"].get<unsigned long long>(),
+                l["best"].get<unsigned long long>(), l["checksum_ok"].get<bool>() ? "ok" : "MISMATCH");
+  }
+  std::printf("\n");
+}
+
+// Converts a Marian model to .tfm (the file models/tfm import-marian writes).
+int cmd_convert(const Args& a) {
+  if (!a.positional.empty() && !a.model.empty()) usage_error("convert takes FOLDER or -m FOLDER, not both");
+  if (a.positional.size() > 1) usage_error("convert takes one model, got " + std::to_string(a.positional.size()));
+  const std::string path = !a.positional.empty() ? a.positional[0] : a.model;
+  if (path.empty()) usage_error("convert needs a Marian model FOLDER (or its model file)");
+  if (a.output.empty()) usage_error("convert needs -o MODEL.tfm");
+  if (!is_marian(path)) usage_error("'" + path + "' is a .tfm file already");
+  const tformer::MarianImport m = import_marian_model(a, path);
+  std::ofstream out(a.output, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(m.tfm.data()), std::streamsize(m.tfm.size()));
+  out.close();
+  if (!out) throw tformer::Error("cannot write '" + a.output + "'");
+  const nlohmann::json s = nlohmann::json::parse(m.summary_json);
+  std::printf("wrote %s (%zu bytes) from %s: %s, d_model %d, vocab %d, weights %s\n", a.output.c_str(), m.tfm.size(),
+              m.model_file.c_str(), s["variant"].get<std::string>().c_str(), s["config"]["d_model"].get<int>(),
+              s["config"]["vocab_size"].get<int>(), s["weights"].get<std::string>().c_str());
+  return 0;
+}
+
 int cmd_info(const Args& a) {
-  if (!a.positional.empty() && !a.model.empty()) usage_error("info takes MODEL.tfm or -m MODEL.tfm, not both");
+  if (!a.positional.empty() && !a.model.empty()) usage_error("info takes MODEL or -m MODEL, not both");
   if (a.positional.size() > 1) usage_error("info takes one model, got " + std::to_string(a.positional.size()));
   const std::string path = !a.positional.empty() ? a.positional[0] : a.model;
-  if (path.empty()) usage_error("info needs MODEL.tfm (or -m MODEL.tfm)");
-  tformer::Translator translator(path);
+  if (path.empty()) usage_error("info needs MODEL (or -m MODEL)");
+  std::unique_ptr<tformer::Translator> loaded;
+  if (is_marian(path)) {
+    const tformer::MarianImport m = import_marian_model(a, path);
+    print_marian_summary(m);
+    loaded = std::make_unique<tformer::Translator>(m.tfm);
+  } else {
+    loaded = std::make_unique<tformer::Translator>(path);
+  }
+  tformer::Translator& translator = *loaded;
   const tformer::ModelInfo& info = translator.info();
   std::printf("model:      %s (%.2f MB)\n", path.c_str(), double(info.file_bytes) / 1e6);
   std::printf("shape:      d_model %d, heads %d, ffn %d, encoder %d layers, decoder %d layers, vocab %d\n",
@@ -329,7 +503,7 @@ int cmd_info(const Args& a) {
 }
 
 int cmd_bench(const Args& a) {
-  if (a.model.empty() || a.input.empty()) usage_error("bench needs -m MODEL.tfm and -i FILE");
+  if (a.model.empty() || a.input.empty()) usage_error("bench needs -m MODEL and -i FILE");
   std::ifstream in(a.input);
   if (!in) throw tformer::Error("cannot open input file '" + a.input + "'");
   std::vector<std::string> lines = read_lines(in);
@@ -337,7 +511,8 @@ int cmd_bench(const Args& a) {
   if (lines.empty()) throw tformer::Error("input file '" + a.input + "' has no non-empty lines");
 
   auto t0 = Clock::now();
-  tformer::Translator translator(a.model, a.config);
+  const auto loaded = load_translator(a, a.model, a.config);
+  tformer::Translator& translator = *loaded;
   const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 
   // Warm-up on a few sentences (first-touch allocations, caches).
@@ -394,6 +569,7 @@ int main(int argc, char** argv) {
   try {
     if (a.command == "translate") return cmd_translate(a);
     if (a.command == "info") return cmd_info(a);
+    if (a.command == "convert") return cmd_convert(a);
     if (a.command == "bench") return cmd_bench(a);
     if (a.command == "-h" || a.command == "--help" || a.command == "help") {
       std::cout << kUsage;
