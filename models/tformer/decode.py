@@ -64,6 +64,18 @@ def step_log_probs(cfg: ModelConfig, logits: torch.Tensor, force_eos: torch.Tens
     return lp
 
 
+def shortlist_mask(model, source) -> torch.Tensor | None:
+    """[V] bool: the target ids the model's lexical shortlist (models/tformer/shortlist.py) lets
+    this sentence score, or None without one. The others get -inf logits: left out of its
+    log-softmax, as if the output projection had only the shortlisted rows."""
+    shortlist = getattr(model, "shortlist", None)
+    if shortlist is None:
+        return None
+    mask = torch.zeros(model.cfg.vocab_size, dtype=torch.bool)
+    mask[shortlist.words(source)] = True
+    return mask
+
+
 def pad_batch(seqs, pad_id):
     lengths = torch.tensor([len(s) for s in seqs])
     out = torch.full((len(seqs), int(lengths.max())), pad_id, dtype=torch.long)
@@ -86,9 +98,13 @@ def greedy(model, sources, max_lengths, alpha: float = 1.0, keep_logits: bool = 
     hyps = [Hypothesis([], 0.0) for _ in range(B)]
     raw = torch.zeros(B, dtype=torch.float32)
     done = torch.zeros(B, dtype=torch.bool)
+    masks = [shortlist_mask(model, s) for s in sources]
     for step in range(int(max_lengths.max())):
         logits, attn = model.decode_step(token, step, memory, mask, cache)
-        lp = step_log_probs(cfg, logits, max_lengths - 1 == step)
+        scored = logits
+        if masks[0] is not None:
+            scored = logits.masked_fill(~torch.stack(masks), float("-inf"))
+        lp = step_log_probs(cfg, scored, max_lengths - 1 == step)
         best = torch.argmax(lp, dim=-1)
         for b in range(B):
             if done[b]:
@@ -122,10 +138,13 @@ def beam_search(model, source, beam: int, max_length: int, alpha: float = 1.0, n
     live_tokens = [[]]
     live_scores = torch.zeros(1, dtype=torch.float32)
     finished = []
+    allowed = shortlist_mask(model, source)
     for step in range(max_length):
         n = len(live_tokens)
         token = torch.tensor([t[-1] if t else start_token(cfg) for t in live_tokens])
         logits, _ = model.decode_step(token, step, memory.expand(n, -1, -1), mask.expand(n, -1, -1, -1), cache)
+        if allowed is not None:
+            logits = logits.masked_fill(~allowed, float("-inf"))
         lp = step_log_probs(cfg, logits, torch.full((n,), step == max_length - 1))
         cand = (live_scores[:, None] + lp).reshape(-1)
         order = torch.sort(cand, descending=True, stable=True).indices[:2 * beam]

@@ -100,4 +100,6 @@ def load_tfm_model(path: str, int8_arithmetic: bool = True):
     for tok in (src_tok, tgt_tok):
         if len(tok) > cfg.vocab_size:
             raise ValueError(f"{path}: a tokenizer has {len(tok)} pieces but vocab_size is {cfg.vocab_size}")
+    from .shortlist import LexicalShortlist
+    model.shortlist = LexicalShortlist.from_tfm(f, len(src_tok), len(tgt_tok))
     return model, src_tok, tgt_tok, f

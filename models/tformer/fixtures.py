@@ -248,6 +248,63 @@ def make_alignment_head_golden(out_root: str, variant: str = "marian"):
         fo.write("\n")
 
 
+# A random lexical shortlist for the fixtures' vocabulary: few words per source word, so that
+# the shortlist changes what the search may choose (tests/core/test_shortlist.cc).
+SHORTLIST_FIRST_NUM, SHORTLIST_BEST_NUM = 6, 4
+
+
+def make_shortlist_fixture(out_root: str, variants=("marian", "marian-int8"), seed: int = 7):
+    """`shortlist/`: lex.bin (a random Marian binary shortlist over the fixtures' vocabulary),
+    model.<variant>.tfm (the variant's model with it as the `shortlist` tensor) and golden.json:
+    per model and sentence, the shortlisted ids and the reference's greedy and beam-4 decodes
+    with the shortlist (models/tformer/shortlist.py, decode.shortlist_mask)."""
+    from . import shortlist as sl
+    from .export import load_tfm_model
+    folder = os.path.join(out_root, "shortlist")
+    os.makedirs(folder, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    golden = {"first_num": SHORTLIST_FIRST_NUM, "best_num": SHORTLIST_BEST_NUM, "max_length_ratio": 2.0,
+              "beam_size": 4, "nbest": 4, "length_penalty": 1.0, "models": {}}
+    blob = None
+    for variant in variants:
+        f = tfm.read(os.path.join(out_root, variant, "model.tfm"))
+        if blob is None:
+            V = int(f.config["vocab_size"])
+            lists = [sorted(set(rng.integers(0, V, size=int(rng.integers(0, SHORTLIST_BEST_NUM + 1))).tolist()))
+                     for _ in range(V)]
+            blob = sl.write(lists, SHORTLIST_FIRST_NUM, SHORTLIST_BEST_NUM)
+            with open(os.path.join(folder, "lex.bin"), "wb") as fo:
+                fo.write(blob)
+        f.tensors["shortlist"] = np.frombuffer(blob, dtype=np.uint8)
+        f.metadata = dict(f.metadata, name=f"fixture-{variant}-shortlist")
+        path = os.path.join(folder, f"model.{variant}.tfm")
+        tfm.write(path, f)
+        model, tok, _, _ = load_tfm_model(path)
+        cfg = model.cfg
+        sentences = []
+        for text in SENTENCES:
+            src = source_ids(cfg, tok.encode(text))
+            max_len = max_target_length(cfg, len(src), 2.0)
+            g = greedy(model, [src], [max_len])[0]
+            beams = beam_search(model, src, beam=4, max_length=max_len, alpha=1.0, nbest=4)
+            sentences.append({"text": text, "source_ids": src, "words": model.shortlist.words(src),
+                              "greedy": {"tokens": g.tokens, "raw_score": g.raw_score},
+                              "beam": [{"tokens": h.tokens, "raw_score": h.raw_score} for h in beams]})
+        # Batched: every sentence at once, as the engine batches them.
+        srcs = [s["source_ids"] for s in sentences]
+        batched = greedy(model, srcs, [max_target_length(cfg, len(s), 2.0) for s in srcs])
+        assert [h.tokens for h in batched] == [s["greedy"]["tokens"] for s in sentences], "batch-dependent"
+        model.shortlist = None
+        unlisted = sum(greedy(model, [s["source_ids"]], [max_target_length(cfg, len(s["source_ids"]), 2.0)])[0].tokens
+                       != s["greedy"]["tokens"] for s in sentences)
+        golden["models"][variant] = {"file": f"model.{variant}.tfm", "sentences": sentences}
+        print(f"shortlist/{variant}: {os.path.getsize(path)} bytes; the shortlist changes the greedy output "
+              f"of {unlisted}/{len(sentences)} sentences")
+    with open(os.path.join(folder, "golden.json"), "w", encoding="utf-8") as fo:
+        json.dump(golden, fo, indent=1, ensure_ascii=False)
+        fo.write("\n")
+
+
 def make_fixtures(out_root: str):
     torch.manual_seed(0)
     with tempfile.TemporaryDirectory() as work:
@@ -255,3 +312,4 @@ def make_fixtures(out_root: str):
     for i, name in enumerate(VARIANTS):
         make_variant(name, os.path.join(out_root, name), spm_bytes, seed=SEEDS.get(name, 100 + i))
     make_alignment_head_golden(out_root)
+    make_shortlist_fixture(out_root)

@@ -37,6 +37,10 @@ struct TranslateOptions {
   // fourth time, or a group of 2-4 tokens a third time, back to back, is not taken
   // (core/src/decoding/search.h). Off by default, for the same reason.
   bool repetition_guard = false;
+  // Models with a lexical shortlist (Firefox Translations' lex.*.s2t.bin, carried in the .tfm)
+  // score each sentence's shortlisted target words only, as Bergamot does: the output projection
+  // shrinks from the whole vocabulary to those rows. false: every word is scored.
+  bool shortlist = true;
 };
 
 // The most threads a translator's thread pool may have.

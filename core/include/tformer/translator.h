@@ -185,6 +185,11 @@ class TranslationSession {
   void provide_candidates(const float* rows, size_t size);
   // 1 for greedy search, 2 x beam size for beam search.
   size_t candidates_per_row() const;
+  // True when the pending kProject request may only be answered by compute_on_cpu(): the batch
+  // is decoded with the model's lexical shortlist (TranslateOptions::shortlist), a projection onto
+  // a few hundred rows of the vocabulary that only the engine holds; provide_logits() and
+  // provide_candidates() are refused then.
+  bool projects_on_cpu_only() const;
   // Answers the pending request with the engine's own backend.
   void compute_on_cpu();
   // Once next() said kDone: one Translation per input text, as translate() returns them.

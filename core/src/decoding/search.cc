@@ -52,7 +52,8 @@ size_t looping_tokens(const std::vector<int>& tokens, int out[4]) {
 }
 
 Search::Search(const Decoder& decoder, const ModelConfig& config, const EncoderOutput& memory,
-               std::vector<int> max_lengths, const SearchOptions& options, bool keep_logits)
+               std::vector<int> max_lengths, const SearchOptions& options, bool keep_logits,
+               std::vector<std::vector<int>> shortlists)
     : decoder_(decoder),
       config_(config),
       options_(options),
@@ -68,6 +69,25 @@ Search::Search(const Decoder& decoder, const ModelConfig& config, const EncoderO
   rows_.resize(memory.batch);
   for (size_t b = 0; b < memory.batch; ++b) rows_[b].sentence = int(b);
   finished_.resize(memory.batch);
+  if (!shortlists.empty()) {
+    if (shortlists.size() != memory.batch)
+      throw Error("search: " + std::to_string(shortlists.size()) + " shortlists for a batch of " +
+                  std::to_string(memory.batch));
+    shortlists_ = std::move(shortlists);
+    for (const std::vector<int>& ids : shortlists_) {
+      if (ids.empty() || !std::is_sorted(ids.begin(), ids.end()) || ids.front() < 0 || ids.back() >= config.vocab_size)
+        throw Error("search: a shortlist must be ascending target ids");
+      union_.insert(union_.end(), ids.begin(), ids.end());
+    }
+    std::sort(union_.begin(), union_.end());
+    union_.erase(std::unique(union_.begin(), union_.end()), union_.end());
+    for (const std::vector<int>& ids : shortlists_) {
+      std::vector<int>& cols = columns_.emplace_back(ids.size());
+      for (size_t i = 0; i < ids.size(); ++i)
+        cols[i] = int(std::lower_bound(union_.begin(), union_.end(), ids[i]) - union_.begin());
+    }
+    union_projection_ = decoder.output().subset(union_);
+  }
 }
 
 const std::vector<float>& Search::hidden() {
@@ -76,7 +96,7 @@ const std::vector<float>& Search::hidden() {
     tokens_.resize(rows_.size());
     for (size_t r = 0; r < rows_.size(); ++r) tokens_[r] = rows_[r].tokens.empty() ? -1 : rows_[r].tokens.back();
     decoder_.step_hidden(state_, tokens_, hidden_, options_.alignment ? &alignment_ : nullptr);
-    logits_.ensure(rows_.size() * size_t(config_.vocab_size));
+    logits_.ensure(rows_.size() * (shortlisted() ? union_.size() : size_t(config_.vocab_size)));
     hidden_ready_ = true;
   }
   return hidden_;
@@ -87,9 +107,18 @@ float* Search::logits() {
   return logits_.data();
 }
 
+void Search::project() {
+  if (!hidden_ready_) throw Error("search: project() before hidden() in this step");
+  if (shortlisted())
+    union_projection_(hidden_.data(), rows_.size(), logits_.data());
+  else
+    decoder_.project(hidden_.data(), rows_.size(), logits_.data());
+}
+
 void Search::consume_logits() {
   if (!hidden_ready_) throw Error("search: consume_logits() before hidden() in this step");
   const size_t V = size_t(config_.vocab_size);
+  if (shortlisted()) return consume_shortlisted_logits();
   if (!keep_logits_) {
     // Only each row's best 2K tokens (greedy: 1) can enter the next beam, and log_softmax keeps
     // the order of logits, so the rules run on those few (consume_candidates) instead of on V
@@ -124,6 +153,52 @@ void Search::consume_logits() {
   });
 }
 
+void Search::consume_shortlisted_logits() {
+  // Each row's logits of its own sentence's ids, gathered in ascending id order, go through the
+  // same passes as a whole row: so a sentence's numbers do not depend on the other sentences of
+  // its batch (whose ids widen the union).
+  const size_t U = union_.size(), rows = rows_.size(), k = candidates_per_row(), stride = 3 + 2 * k;
+  size_t longest = 0;
+  for (const std::vector<int>& ids : shortlists_) longest = std::max(longest, ids.size());
+  gathered_.resize(rows * longest);
+  candidates_.resize(rows * stride);
+  top_.resize(rows * k);
+  decoder_.backend().parallel_for(rows, [&](size_t r) {
+    const size_t s = size_t(rows_[r].sentence);
+    const std::vector<int>& ids = shortlists_[s];
+    const std::vector<int>& cols = columns_[s];
+    const size_t n = ids.size();
+    float* x = &gathered_[r * longest];
+    for (size_t i = 0; i < n; ++i) x[i] = logits_[r * U + size_t(cols[i])];
+    auto column_of = [&](int id) {
+      const auto it = std::lower_bound(ids.begin(), ids.end(), id);
+      return it != ids.end() && *it == id ? int(it - ids.begin()) : -1;
+    };
+    float* row = &candidates_[r * stride];
+    int* top = &top_[r * k];
+    ops::max_and_log_sum_exp(x, n, &row[0], &row[1]);
+    const int eos = column_of(config_.eos_id);
+    row[2] = eos >= 0 ? x[eos] : kNegInf;  // an EOS outside the list cannot be chosen
+    const size_t found = ops::top_k(x, n, k, config_.suppress_unk && config_.unk_id >= 0 ? column_of(config_.unk_id) : -1, top);
+    for (size_t i = 0; i < k; ++i) {
+      row[3 + 2 * i] = i < found ? x[top[i]] : kNegInf;
+      row[3 + 2 * i + 1] = float(i < found ? ids[size_t(top[i])] : config_.eos_id);
+    }
+  });
+  if (!keep_logits_) return consume_candidates(candidates_.data());
+  // keep_logits (greedy, the parity tests): the full rows, -inf outside the row's list, then the
+  // candidates as above.
+  const size_t V = size_t(config_.vocab_size);
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t s = size_t(rows_[r].sentence);
+    std::vector<float> full(V, kNegInf);
+    for (size_t i = 0; i < shortlists_[s].size(); ++i)
+      full[size_t(shortlists_[s][i])] = logits_[r * U + size_t(columns_[s][i])];
+    rows_[r].logits.push_back(std::move(full));
+  }
+  advance_with_candidates(candidates_.data());
+}
+
 size_t Search::candidates_per_row() const {
   // With the guard, up to 4 candidates of a row may be blocked: 4 more keep the search exact.
   return (options_.beam_size <= 1 ? 1 : size_t(2 * options_.beam_size)) + (options_.repetition_guard ? 4 : 0);
@@ -132,6 +207,10 @@ size_t Search::candidates_per_row() const {
 void Search::consume_candidates(const float* rows) {
   if (!hidden_ready_) throw Error("search: consume_candidates() before hidden() in this step");
   if (keep_logits_) throw Error("search: keep_logits needs full logits");
+  advance_with_candidates(rows);
+}
+
+void Search::advance_with_candidates(const float* rows) {
   const size_t k = candidates_per_row(), stride = 3 + 2 * k;
   advance([&](size_t r, bool force_eos, auto&& visit) {
     const float* row = rows + r * stride;
@@ -295,11 +374,12 @@ std::vector<std::pair<size_t, std::vector<SearchHypothesis>>> Search::take_finis
 
 std::vector<std::vector<SearchHypothesis>> search(const Decoder& decoder, const ModelConfig& config,
                                                   const EncoderOutput& memory, const std::vector<int>& max_lengths,
-                                                  const SearchOptions& options, bool keep_logits) {
-  Search s(decoder, config, memory, max_lengths, options, keep_logits);
+                                                  const SearchOptions& options, bool keep_logits,
+                                                  std::vector<std::vector<int>> shortlists) {
+  Search s(decoder, config, memory, max_lengths, options, keep_logits, std::move(shortlists));
   while (!s.done()) {
-    const std::vector<float>& hidden = s.hidden();
-    decoder.project(hidden.data(), s.rows(), s.logits());
+    s.hidden();
+    s.project();
     s.consume_logits();
   }
   return s.take_results();

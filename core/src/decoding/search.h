@@ -57,16 +57,24 @@ class Search {
   // max_lengths[s] >= 1 is sentence s's target length limit (EOS included). With keep_logits
   // (greedy only) the raw logits of every step are kept, for the parity tests. `decoder` must
   // outlive the search; `memory` is read only here.
+  // `shortlists`: empty, or per sentence the target ids it may produce, ascending (a lexical
+  // shortlist, decoding/shortlist.h): its log-softmax and its candidates then range over those
+  // ids only, and logits() holds the projection onto the union of the batch's lists.
   Search(const Decoder& decoder, const ModelConfig& config, const EncoderOutput& memory,
-         std::vector<int> max_lengths, const SearchOptions& options, bool keep_logits = false);
+         std::vector<int> max_lengths, const SearchOptions& options, bool keep_logits = false,
+         std::vector<std::vector<int>> shortlists = {});
 
   bool done() const { return rows_.empty(); }
   // Live hypotheses of this step (the rows of hidden() and logits()).
   size_t rows() const { return rows_.size(); }
   // Runs the decoder layers for this step (once; later calls return the same states).
   const std::vector<float>& hidden();
-  // This step's logits [rows, vocab] to be filled in, after hidden().
+  // This step's logits [rows, vocab] to be filled in, after hidden(). With shortlists: [rows,
+  // shortlisted ids], which only project() writes (another backend cannot answer for them).
   float* logits();
+  bool shortlisted() const { return !shortlists_.empty(); }
+  // Writes logits() with the decoder's output projection (onto the shortlisted ids, if any).
+  void project();
   // Applies the search rules to the filled logits and moves to the next step.
   void consume_logits();
   // The same from each row's best candidates instead of full logits (computed elsewhere, e.g.
@@ -90,6 +98,8 @@ class Search {
   // for the candidates of row r.
   template <typename Candidates>
   void advance(Candidates&& candidates);
+  void consume_shortlisted_logits();
+  void advance_with_candidates(const float* rows);  // consume_candidates without its checks
   // Best first (stable: ties keep the order they finished in), at most nbest.
   void rank(std::vector<SearchHypothesis>& hyps) const;
 
@@ -122,11 +132,17 @@ class Search {
   std::vector<int> tokens_, top_;
   std::vector<float> candidates_;  // consume_logits' per-row candidates, consume_candidates' layout
   std::vector<Candidate> heap_;
+  // Lexical shortlists: per sentence its ids, and where each lies in union_ (the ids projected).
+  std::vector<std::vector<int>> shortlists_, columns_;
+  std::vector<int> union_;
+  Linear union_projection_;
+  std::vector<float> gathered_;  // [rows, longest shortlist]: a row's logits of its own ids
 };
 
 // Runs a Search to the end with the decoder's own output projection.
 std::vector<std::vector<SearchHypothesis>> search(const Decoder& decoder, const ModelConfig& config,
                                                   const EncoderOutput& memory, const std::vector<int>& max_lengths,
-                                                  const SearchOptions& options, bool keep_logits = false);
+                                                  const SearchOptions& options, bool keep_logits = false,
+                                                  std::vector<std::vector<int>> shortlists = {});
 
 }  // namespace tformer

@@ -12,7 +12,7 @@
 namespace tformer {
 
 Decoder::Decoder(Backend& backend, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
-                 const PositionalEncoding& positions, const Linear& output)
+                 const PositionalEncoding& positions, const OutputProjection& output)
     : backend_(backend), config_(config), embedding_(embedding), positions_(positions), output_(output) {
   const int d = config.d_model;
   const float eps = config.layer_norm_eps;

@@ -12,6 +12,7 @@
 #include "layers/feed_forward.h"
 #include "layers/layer_norm.h"
 #include "layers/linear.h"
+#include "layers/output_projection.h"
 #include "layers/positional_encoding.h"
 #include "layers/residual.h"
 #include "layers/ssru.h"
@@ -53,7 +54,7 @@ struct DecoderState {
 class Decoder {
  public:
   Decoder(Backend& backend, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
-          const PositionalEncoding& positions, const Linear& output);
+          const PositionalEncoding& positions, const OutputProjection& output);
 
   // Starts decoding: one row per sentence, room for `max_steps` positions.
   DecoderState start(const EncoderOutput& memory, size_t max_steps) const;
@@ -70,6 +71,8 @@ class Decoder {
                    std::vector<float>* alignment = nullptr) const;
   // The output projection: logits [rows, vocab] of hidden states [rows, d_model].
   void project(const float* hidden, size_t rows, float* logits) const;
+  // The same over chosen target ids (a lexical shortlist), built once per batch.
+  const OutputProjection& output() const { return output_; }
   // The backend the layers run on (its thread pool also serves the search's per-row work).
   Backend& backend() const { return backend_; }
   // Keeps rows parents[0..n): new row i continues old row parents[i].
@@ -95,7 +98,7 @@ class Decoder {
   const ModelConfig& config_;
   const Embedding& embedding_;
   const PositionalEncoding& positions_;
-  const Linear& output_;
+  const OutputProjection& output_;
   std::vector<Layer> layers_;
   LayerNorm final_norm_;
   AlignmentHead alignment_head_;  // validated at load; none named: the last layer's head average

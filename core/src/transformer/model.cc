@@ -12,22 +12,31 @@ TransformerModel::TransformerModel(Backend& backend, const ModelFile& file) : co
     target_embedding_ = Embedding(file, "target_embedding.weight", V, d);
   }
   const Embedding& target = c.tied_embeddings == TiedEmbeddings::kAll ? source_embedding_ : target_embedding_;
-  const std::vector<float> bias = c.output_bias ? file.floats("output_bias", {int64_t(V)}) : std::vector<float>();
-  const float* b = c.output_bias ? bias.data() : nullptr;
+  std::vector<float> bias = c.output_bias ? file.floats("output_bias", {int64_t(V)}) : std::vector<float>();
   if (c.tied_embeddings == TiedEmbeddings::kNone) {
+    const std::vector<int64_t> shape = {int64_t(V), int64_t(d)};
+    const bool keep = file.has("shortlist");
     if (file.is_int8("output.weight")) {
-      const ModelFile::Int8Rows w = file.int8_rows("output.weight", {int64_t(V), int64_t(d)});
-      output_ = Linear(backend, w.values, w.scales.data(), b, d, V);
+      ModelFile::Int8Rows w = file.int8_rows("output.weight", shape);
+      output_scales_ = std::move(w.scales);
+      if (keep) output_int8_rows_.assign(w.values, w.values + V * d);
+      output_ = OutputProjection(backend, keep ? output_int8_rows_.data() : w.values, output_scales_.data(),
+                                 std::move(bias), d, V);
     } else {
-      const std::vector<float> w = file.floats("output.weight", {int64_t(V), int64_t(d)});
-      output_ = Linear(backend, w.data(), b, d, V);
+      output_rows_ = file.floats("output.weight", shape);
+      output_ = OutputProjection(backend, output_rows_.data(), std::move(bias), d, V);
+    }
+    if (!keep) {  // packed by the backend: the rows are not read again
+      output_.forget_rows();
+      std::vector<float>().swap(output_rows_);
+      std::vector<float>().swap(output_scales_);
     }
   } else if (target.int8()) {
-    output_ = Linear(backend, target.int8_data(), target.scales(), b, d, V);  // logits = x E^T + b, int8
+    output_ = OutputProjection(backend, target.int8_data(), target.scales(), std::move(bias), d, V);  // logits = x E^T + b, int8
   } else {
-    output_ = Linear(backend, target.data(), b, d, V);  // logits = x E^T + b
+    output_ = OutputProjection(backend, target.data(), std::move(bias), d, V);  // logits = x E^T + b
   }
-  output_.set_tensor_names({c.tied_embeddings == TiedEmbeddings::kNone ? std::string("output.weight") : target.name()},
+  output_.full().set_tensor_names({c.tied_embeddings == TiedEmbeddings::kNone ? std::string("output.weight") : target.name()},
                            c.output_bias ? std::vector<std::string>{"output_bias"} : std::vector<std::string>{});
   positions_ = PositionalEncoding(c.positional_encoding, c.max_positions, c.d_model);
   encoder_.emplace(backend, file, config_, source_embedding_, positions_);
@@ -43,7 +52,7 @@ ModelPlan TransformerModel::plan() const {
   p.embedding_scale = source_embedding_.scale();
   p.encoder_layers = encoder_->layer_plans();
   p.encoder_final_norm = encoder_->final_norm_plan();
-  p.output = output_.plan();
+  p.output = output_.full().plan();
   return p;
 }
 

@@ -8,6 +8,7 @@
 #include "kernels/backend.h"
 #include "layers/embedding.h"
 #include "layers/linear.h"
+#include "layers/output_projection.h"
 #include "layers/positional_encoding.h"
 #include "model/model_file.h"
 #include "transformer/decoder.h"
@@ -31,7 +32,11 @@ class TransformerModel {
  private:
   ModelConfig config_;
   Embedding source_embedding_, target_embedding_;
-  Linear output_;
+  // An untied output matrix, kept in memory only when the file has a lexical shortlist (whose
+  // subsets are built from its rows); a tied one is the target embedding's table.
+  std::vector<float> output_rows_, output_scales_;
+  std::vector<int8_t> output_int8_rows_;
+  OutputProjection output_;
   PositionalEncoding positions_;
   std::optional<Encoder> encoder_;
   std::optional<Decoder> decoder_;

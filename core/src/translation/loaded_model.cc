@@ -24,6 +24,13 @@ LoadedModel::LoadedModel(ModelFile f, const TranslatorConfig& translator_config)
   check_tokenizers();
   f.check_memory();
   model.emplace(*backend, f);
+  if (f.has("shortlist")) {
+    const std::string blob = f.bytes_of("shortlist");
+    // Marian's rule: a shortlist adds the source ids themselves when both sides share one vocabulary.
+    const bool shared = spec.source_vocab.empty() ? spec.source == spec.target : spec.source_vocab == spec.target_vocab;
+    shortlist.emplace(reinterpret_cast<const uint8_t*>(blob.data()), blob.size(), source_tokenizer->vocab_size(),
+                      target_tokenizer->vocab_size(), shared);
+  }
   info = describe_model(f, config);
   segmenter.emplace(config, *source_tokenizer);
   responses.emplace(config, *source_tokenizer, *target_tokenizer);

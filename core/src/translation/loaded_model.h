@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "decoding/shortlist.h"
 #include "kernels/backend.h"
 #include "model/config.h"
 #include "model/model_file.h"
@@ -35,6 +36,8 @@ struct LoadedModel {
   std::unique_ptr<Backend> backend;
   std::optional<Tokenizer> source_tokenizer, target_tokenizer;
   std::optional<TransformerModel> model;
+  // The file's lexical shortlist (tensor "shortlist"), if it has one.
+  std::optional<LexicalShortlist> shortlist;
   // Kept for tensor_floats(): an external backend (WebGPU) uploads the weights from it.
   std::optional<ModelFile> file;
   ModelInfo info;

@@ -59,7 +59,12 @@ TranslationSession::Need TranslationSession::Impl::next() {
     std::vector<int> max_lengths;
     for (size_t u : batches_[batch_])
       max_lengths.push_back(max_target_length(segments_[u].source.size(), options_, m_->config.max_positions));
-    search_.emplace(m_->model->decoder(), m_->config, *memory_, std::move(max_lengths), search_options(options_));
+    std::vector<std::vector<int>> shortlists;
+    if (m_->shortlist && options_.shortlist)
+      for (size_t u : batches_[batch_])
+        shortlists.push_back(m_->shortlist->words(segments_[u].source.data(), segments_[u].source.size()));
+    search_.emplace(m_->model->decoder(), m_->config, *memory_, std::move(max_lengths), search_options(options_),
+                    false, std::move(shortlists));
     memory_.reset();  // the decoder keeps the keys and values it needs
   } else if (phase_ == Phase::kProjectAnswered) {
     if (answered_with_candidates_)
@@ -115,8 +120,20 @@ const float* TranslationSession::Impl::hidden(size_t* rows) const {
   return hidden_;
 }
 
+bool TranslationSession::Impl::projects_on_cpu_only() const {
+  expect(Phase::kProjectPending, "projects_on_cpu_only()");
+  return search_->shortlisted();
+}
+
+void TranslationSession::Impl::refuse_if_shortlisted(const std::string& call) const {
+  if (search_->shortlisted())
+    throw Error(call + ": this batch is decoded with the model's lexical shortlist, whose projection onto the "
+                "shortlisted words only the engine computes: answer with " + names_.compute_on_cpu);
+}
+
 void TranslationSession::Impl::provide_logits(const float* logits, size_t size) {
   expect(Phase::kProjectPending, names_.provide_logits);
+  refuse_if_shortlisted(names_.provide_logits);
   const size_t rows = search_->rows();
   check_values(names_.provide_logits, logits, size, rows * vocab_size(),
                std::to_string(rows) + " rows x vocabulary " + std::to_string(vocab_size()));
@@ -127,6 +144,7 @@ void TranslationSession::Impl::provide_logits(const float* logits, size_t size) 
 
 void TranslationSession::Impl::provide_candidates(const float* rows, size_t size) {
   expect(Phase::kProjectPending, names_.provide_candidates);
+  refuse_if_shortlisted(names_.provide_candidates);
   const size_t n = search_->rows(), k = search_->candidates_per_row(), stride = 3 + 2 * k, V = vocab_size();
   check_values(names_.provide_candidates, rows, size, n * stride,
                std::to_string(n) + " rows x (3 + 2 x " + std::to_string(k) + " candidates)");
@@ -164,8 +182,7 @@ void TranslationSession::Impl::compute_on_cpu() {
     memory_ = m_->model->encoder().forward(sources);
     phase_ = Phase::kEncodeAnswered;
   } else {
-    const std::vector<float>& hidden = search_->hidden();
-    m_->model->decoder().project(hidden.data(), search_->rows(), search_->logits());
+    search_->project();
     answered_with_candidates_ = false;
     phase_ = Phase::kProjectAnswered;
   }
@@ -242,6 +259,7 @@ void TranslationSession::provide_logits(const float* logits, size_t size) { impl
 void TranslationSession::provide_candidates(const float* rows, size_t size) { impl_->provide_candidates(rows, size); }
 size_t TranslationSession::candidates_per_row() const { return impl_->candidates_per_row(); }
 void TranslationSession::compute_on_cpu() { impl_->compute_on_cpu(); }
+bool TranslationSession::projects_on_cpu_only() const { return impl_->projects_on_cpu_only(); }
 std::vector<Translation> TranslationSession::results() const { return impl_->results(); }
 std::vector<CompletedSentence> TranslationSession::take_completed() { return impl_->take_completed(); }
 size_t TranslationSession::d_model() const { return impl_->d_model(); }

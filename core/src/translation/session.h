@@ -43,6 +43,7 @@ class TranslationSession::Impl {
   void provide_logits(const float* logits, size_t size);
   void provide_candidates(const float* rows, size_t size);
   size_t candidates_per_row() const;
+  bool projects_on_cpu_only() const;
   void compute_on_cpu();
   std::vector<Translation> results() const;
   std::vector<CompletedSentence> take_completed();
@@ -58,6 +59,7 @@ class TranslationSession::Impl {
   void make_encode_request();
   // Builds the sentences the search let go of since the last step.
   void collect();
+  void refuse_if_shortlisted(const std::string& call) const;
 
   std::shared_ptr<LoadedModel> m_;
   TranslateOptions options_;
