@@ -83,6 +83,11 @@ const char* kUsage =
     "                            source length, within the model's positions)\n"
     "  --no-split                translate each line as one sentence (default: split each line into\n"
     "                            sentences and join their translations with a space)\n"
+    "  --html                    each input line is a fragment of HTML: its markup is kept, its text\n"
+    "                            translated, inline elements (a, b, em...) placed on the translated\n"
+    "                            words by the model's alignment; script, style, translate=\"no\" and\n"
+    "                            code/pre/kbd/samp are kept untranslated\n"
+    "  --html-translate-code     with --html: translate code, pre, kbd and samp too\n"
     "  --threads N               threads for the matrix products (default 1; 1 to 256)\n"
     "  --backend NAME            xnnpack (default: XNNPACK's fast kernels) or reference (plain C++,\n"
     "                            slow; the engine's tests check every backend against it)\n"
@@ -180,6 +185,8 @@ Args parse(int argc, char** argv) {
     else if (f == "--max-sentence-tokens") a.options.max_sentence_tokens = to_int_at_least(f, value(), 0);
     else if (f == "--scores") a.scores = true;
     else if (f == "--no-split") a.options.split_sentences = false;
+    else if (f == "--html") a.options.html = true;
+    else if (f == "--html-translate-code") a.options.html_translate_code = true;
     else if (f == "--on-error") {
       const std::string v = value();
       if (v == "skip") a.stop_on_error = false;

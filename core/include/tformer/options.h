@@ -37,6 +37,14 @@ struct TranslateOptions {
   // fourth time, or a group of 2-4 tokens a third time, back to back, is not taken
   // (core/src/decoding/search.h). Off by default, for the same reason.
   bool repetition_guard = false;
+  // Each input text is a fragment of HTML (core/src/html/html.h): its markup is kept, its text
+  // translated, inline elements (a, b, em...) placed on the translated words by the alignment,
+  // which the engine then computes whether or not return_alignment asks for it. The result's
+  // text is the translated HTML.
+  bool html = false;
+  // With html: code, pre, kbd and samp elements are translated too. By default they are kept
+  // as they are, as script, style and translate="no" subtrees always are.
+  bool html_translate_code = false;
   // Models with a lexical shortlist (Firefox Translations' lex.*.s2t.bin, carried in the .tfm)
   // score each sentence's shortlisted target words only, as Bergamot does: the output projection
   // shrinks from the whole vocabulary to those rows. false: every word is scored.

@@ -66,6 +66,8 @@ void Segmenter::split(size_t p, const std::string& text, const TranslateOptions&
         Segment u;
         u.paragraph = p;
         u.line = line;
+        u.begin = line_start + s.begin;
+        u.end = line_start + s.end;
         std::vector<int> piece(ids.begin() + long(at), ids.begin() + long(std::min(ids.size(), at + max_tokens)));
         u.text = piece.size() == ids.size() ? sentence : source_.decode(piece);
         if (c.source_bos) u.source.push_back(c.bos_id);

@@ -22,6 +22,7 @@ class Tokenizer;
 struct Segment {
   size_t paragraph = 0, line = 0;  // which input text, and which line of it
   std::string text;                // the sentence as split from the input, or the cut piece decoded
+  size_t begin = 0, end = 0;       // the sentence's bytes in the input text (a cut piece: the whole sentence's)
   std::vector<int> source;         // the encoder's input, with BOS/EOS as the model wants them
   ProtectedSentence kept;          // options.passthrough: what was taken out of the source
   bool alignment = false;          // return the alignment (passthrough needs it either way)

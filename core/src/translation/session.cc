@@ -5,6 +5,8 @@
 #include <mutex>
 
 #include "translation/batcher.h"
+#include "translation/html_response.h"
+#include "util/utf8.h"
 #include "translation/response.h"
 
 namespace tformer {
@@ -15,7 +17,8 @@ SearchOptions search_options(const TranslateOptions& options) {
   so.beam_size = options.beam_size;
   so.nbest = options.nbest;
   so.length_penalty = options.length_penalty;
-  so.alignment = options.return_alignment || options.passthrough;  // passthrough places spans by it
+  // passthrough places spans by it, html places elements by it
+  so.alignment = options.return_alignment || options.passthrough || options.html;
   so.repetition_guard = options.repetition_guard;
   return so;
 }
@@ -26,7 +29,11 @@ TranslationSession::Impl::Impl(std::shared_ptr<LoadedModel> model, const std::ve
                                const TranslateOptions& options, const SessionCallNames& names)
     : m_(std::move(model)), options_(options), names_(names), paragraphs_(texts.size()) {
   validate(options);
-  for (size_t p = 0; p < texts.size(); ++p) m_->segmenter->split(p, texts[p], options, segments_);
+  if (options.html) {
+    split_html(texts);
+  } else {
+    for (size_t p = 0; p < texts.size(); ++p) m_->segmenter->split(p, texts[p], options, segments_);
+  }
   std::vector<size_t> lengths;
   lengths.reserve(segments_.size());
   for (const Segment& u : segments_) lengths.push_back(u.source.size());
@@ -88,9 +95,52 @@ TranslationSession::Need TranslationSession::Impl::next() {
     phase_ = Phase::kEncodePending;
     return Need::kEncode;
   }
-  assemble(segments_, done_, paragraphs_);
+  if (options_.html) {
+    assemble_html();
+  } else {
+    assemble(segments_, done_, paragraphs_);
+  }
   phase_ = Phase::kDone;
   return Need::kDone;
+}
+
+// HTML mode: each block of each text is a paragraph of its own (segments' `paragraph` counts
+// blocks), split into sentences on one line, its alignment kept for placing the elements.
+void TranslationSession::Impl::split_html(const std::vector<std::string>& texts) {
+  HtmlOptions html_options;
+  html_options.skip_code = !options_.html_translate_code;
+  size_t blocks = 0;
+  for (size_t p = 0; p < texts.size(); ++p) {
+    const std::string what = "input text " + std::to_string(p + 1);
+    require_valid_utf8(texts[p], what.c_str());
+    require_at_most_chars(texts[p], options_.max_input_chars, what.c_str());
+    try {
+      html_.push_back(parse_html(texts[p], html_options));
+    } catch (const Error& e) {
+      throw Error(what + ": " + e.what());
+    }
+    for (const HtmlBlock& b : html_.back().blocks) m_->segmenter->split(blocks++, html_model_text(b.text), options_, segments_);
+  }
+  for (Segment& u : segments_) u.alignment = true;
+}
+
+void TranslationSession::Impl::assemble_html() {
+  size_t blocks = 0;
+  for (const HtmlFragment& f : html_) blocks += f.blocks.size();
+  std::vector<Translation> block_translations(blocks);
+  assemble(segments_, done_, block_translations);
+  std::vector<std::vector<const Segment*>> block_segments(blocks);
+  for (const Segment& u : segments_) block_segments[u.paragraph].push_back(&u);
+  size_t first = 0;
+  for (size_t p = 0; p < html_.size(); ++p) {
+    const size_t n = html_[p].blocks.size();
+    std::vector<Translation> these(std::make_move_iterator(block_translations.begin() + long(first)),
+                                   std::make_move_iterator(block_translations.begin() + long(first + n)));
+    std::vector<std::vector<const Segment*>> their_segments(block_segments.begin() + long(first),
+                                                             block_segments.begin() + long(first + n));
+    paragraphs_[p] = html_translation(html_[p], m_->config, their_segments, these, options_.return_alignment);
+    first += n;
+  }
 }
 
 const TranslationSession::EncodeRequest& TranslationSession::Impl::encode_request() const {

@@ -22,6 +22,7 @@
 #include "decoding/search.h"
 #include "tformer/translator.h"
 #include "transformer/encoder.h"
+#include "html/html.h"
 #include "translation/loaded_model.h"
 #include "translation/segmenter.h"
 
@@ -57,6 +58,8 @@ class TranslationSession::Impl {
   void expect(Phase phase, const std::string& call) const;
   static void check_values(const std::string& call, const float* values, size_t size, size_t expected, const std::string& shape);
   void make_encode_request();
+  void split_html(const std::vector<std::string>& texts);
+  void assemble_html();
   // Builds the sentences the search let go of since the last step.
   void collect();
   void refuse_if_shortlisted(const std::string& call) const;
@@ -68,6 +71,7 @@ class TranslationSession::Impl {
   std::vector<std::vector<size_t>> batches_;  // indices into segments_
   std::vector<SentenceTranslation> done_;     // per segment
   std::vector<Translation> paragraphs_;
+  std::vector<HtmlFragment> html_;            // options.html: each text's markup and blocks
   std::vector<CompletedSentence> places_;     // per segment: its place in the results (no sentence)
   std::vector<CompletedSentence> completed_;  // ended, not yet taken by take_completed()
   size_t batch_ = 0;                          // the batch being encoded or decoded

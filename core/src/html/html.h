@@ -1,0 +1,82 @@
+// HTML fragments in translation (TranslateOptions::html; Bergamot's src/translator/html.cpp is the
+// reference behaviour). parse_html() turns a fragment into the markup the model never sees and the
+// blocks of text it translates: block elements (p, div, li, td, h1...), br and hr split the text;
+// inline elements (a, b, i, em, strong, span, sub, sup...) stay inside a block as markup over its
+// text; script, style, translate="no" subtrees and, by option, code/pre are kept as they are.
+// render_block() rebuilds a block from its translated sentences: each target word takes the
+// inline elements of the source word it is aligned to, neighbouring words with the same elements
+// share one element, an element no target word got is given the word that attends most to its
+// text (Bergamot drops such a tag), and markup without text (img, comments, skipped code) goes
+// before the target word aligned to the source word after it.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tformer {
+
+struct HtmlOptions {
+  bool skip_code = true;   // code, pre, kbd and samp are kept untranslated
+  size_t max_depth = 256;  // elements open at once; deeper nesting is refused with an error
+};
+
+// A run of inline content to translate.
+struct HtmlBlock {
+  std::string text;  // entities decoded: what the model translates (byte offsets below point into it)
+  struct Run {       // text[begin, end) lies inside `path`: element ids, outermost first
+    size_t begin = 0, end = 0;
+    std::vector<int> path;
+  };
+  std::vector<Run> runs;  // cover the text, in order
+  struct Atom {           // markup with no text of its own (img, a comment, skipped code) at byte `at`
+    size_t at = 0;
+    std::vector<int> path;
+    std::string markup;
+  };
+  std::vector<Atom> atoms;  // in order of `at`
+  struct Element {          // the start tag as the source wrote it, and its end tag
+    std::string open, close;
+  };
+  std::vector<Element> elements;
+  // How the source wrote U+00A0, " and ' as entities ("&nbsp;", "&quot;", "&#39;"...), so that
+  // the translation writes them the same way; empty: as characters.
+  std::string nbsp, quot, apos;
+};
+
+// markup[0] blocks[0] markup[1] blocks[1] ... markup[n]: markup.size() == blocks.size() + 1.
+struct HtmlFragment {
+  std::vector<std::string> markup;
+  std::vector<HtmlBlock> blocks;
+};
+
+// Parses a fragment of HTML (valid UTF-8, which the caller checks). Malformed markup is repaired,
+// never dropped with text: an element left open is closed where its parent closes, an end tag
+// that closes nothing is dropped, a '<' that starts no tag is text. Throws tformer::Error when
+// elements nest deeper than options.max_depth.
+HtmlFragment parse_html(std::string_view html, const HtmlOptions& options = {});
+
+// One translated sentence of a block.
+struct HtmlSentence {
+  size_t begin = 0, end = 0;  // the source sentence: block.text[begin, end)
+  std::string target;         // its translation, plain text
+  // Row-major [target words x source words] weights, words being the whitespace-separated words
+  // of `target` and of the source sentence; empty (or a row of zeros): words are matched by their
+  // relative place.
+  std::vector<float> alignment;
+};
+
+// The block's HTML with each sentence's source replaced by its translation, in order, and the
+// text between and around sentences kept. Sentences must lie inside the text, in order, without
+// overlapping.
+std::string render_block(const HtmlBlock& block, const std::vector<HtmlSentence>& sentences);
+
+// The fragment with each block replaced by its rendering (blocks.size() strings).
+std::string render_fragment(const HtmlFragment& fragment, const std::vector<std::string>& blocks);
+
+// Byte ranges of the whitespace-separated (ASCII whitespace) words of `text`, shifted by `offset`.
+std::vector<std::pair<size_t, size_t>> html_words(std::string_view text, size_t offset = 0);
+
+}  // namespace tformer

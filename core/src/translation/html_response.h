@@ -1,0 +1,30 @@
+// HTML mode of a translation (TranslateOptions::html): each input text is parsed into its markup
+// and its blocks of text (html/html.h); every block is translated as a text of its own; the
+// translations of a text's blocks are put back into its markup, inline elements placed on the
+// translated words by the model's alignment.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "html/html.h"
+#include "model/config.h"
+#include "tformer/translator.h"
+#include "translation/segmenter.h"
+
+namespace tformer {
+
+// What the model translates of a block: its text with whitespace and U+00A0 as plain spaces, byte
+// for byte where they were (a line break would start a new line of sentences; U+00A0 becomes two
+// spaces, its two bytes), so that the segments' byte ranges point into the block's text.
+std::string html_model_text(const std::string& block_text);
+
+// The Translation of one input text in HTML mode. `blocks`: the translations of the fragment's
+// blocks, in order, each assembled from its `segments` (the segments whose paragraph is that
+// block, in order; moved out). Each sentence's alignment [target tokens x source tokens] places
+// the elements; it stays in the result only when `keep_alignment`.
+Translation html_translation(const HtmlFragment& fragment, const ModelConfig& config,
+                             const std::vector<std::vector<const Segment*>>& segments,
+                             std::vector<Translation>& blocks, bool keep_alignment);
+
+}  // namespace tformer

@@ -1,0 +1,272 @@
+// HTML translation (TranslateOptions::html, core/src/html/html.h). One table,
+// tests/fixtures/html/cases.json, drives this test and the Node one (tests/wasm/html.test.mjs):
+// - "projection": a fragment, a hand-written translation of each of its sentences with a word
+//   alignment (target word -> source word), and the HTML expected, checked by hand;
+// - "end_to_end": fragments translated by real models; what must hold whatever the model says:
+//   the output is well-formed, keeps every start tag of the input (attributes and all) and makes
+//   up none, and what is not translated (script, style, translate="no", code, pre) is there byte
+//   for byte.
+#include <catch.hpp>
+
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fixtures.h"
+#include "html/html.h"
+#include "tformer/translator.h"
+
+using namespace tformer;
+
+namespace {
+
+const nlohmann::json& cases() {
+  static const nlohmann::json j = [] {
+    const std::vector<uint8_t> bytes = testing::read_file(std::string(TFORMER_FIXTURES_DIR) + "/html/cases.json");
+    return nlohmann::json::parse(bytes.begin(), bytes.end());
+  }();
+  return j;
+}
+
+// A scan of HTML that does not share the engine's parser: whether its elements nest properly,
+// and its start tags as written. Raw-text elements (script, style) are skipped to their end tag.
+struct TagScan {
+  bool well_formed = true;
+  std::string problem;
+  std::multiset<std::string> start_tags;
+};
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+TagScan scan(const std::string& html) {
+  static const std::set<std::string> kVoid = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
+                                              "meta", "param", "source", "track", "wbr"};
+  TagScan r;
+  std::vector<std::string> open;
+  auto fail = [&](const std::string& why) {
+    if (r.well_formed) r.problem = why;
+    r.well_formed = false;
+  };
+  for (size_t i = 0; i < html.size();) {
+    if (html[i] != '<') {
+      ++i;
+      continue;
+    }
+    if (html.compare(i, 4, "<!--") == 0) {
+      const size_t e = html.find("-->", i);
+      i = e == std::string::npos ? html.size() : e + 3;
+      continue;
+    }
+    const bool end = i + 1 < html.size() && html[i + 1] == '/';
+    const size_t name_at = i + (end ? 2 : 1);
+    if (name_at >= html.size() || !std::isalpha(static_cast<unsigned char>(html[name_at]))) {
+      if (i + 1 < html.size() && (html[i + 1] == '!' || html[i + 1] == '?')) {
+        i = html.find('>', i);
+        i = i == std::string::npos ? html.size() : i + 1;
+      } else {
+        fail("a bare '<' at byte " + std::to_string(i));
+        ++i;
+      }
+      continue;
+    }
+    size_t j = name_at;
+    while (j < html.size() && !std::isspace(static_cast<unsigned char>(html[j])) && html[j] != '>' && html[j] != '/') ++j;
+    const std::string name = lower(html.substr(name_at, j - name_at));
+    char quote = 0;
+    for (; j < html.size() && (quote || html[j] != '>'); ++j)
+      if (quote ? html[j] == quote : (html[j] == '"' || html[j] == '\'')) quote = quote ? 0 : html[j];
+    if (j >= html.size()) {
+      fail("a tag without '>'");
+      break;
+    }
+    const std::string tag = html.substr(i, j + 1 - i);
+    i = j + 1;
+    if (end) {
+      if (open.empty() || open.back() != name) fail("</" + name + "> closes " + (open.empty() ? "nothing" : open.back()));
+      else open.pop_back();
+      continue;
+    }
+    r.start_tags.insert(tag);
+    if (kVoid.count(name) || tag.compare(tag.size() - 2, 2, "/>") == 0) continue;
+    if (name == "script" || name == "style") {
+      const size_t e = lower(html).find("</" + name, i);
+      if (e == std::string::npos) {
+        fail("unclosed " + name);
+        break;
+      }
+      i = e;
+    }
+    open.push_back(name);
+  }
+  if (!open.empty()) fail("<" + open.back() + "> not closed");
+  return r;
+}
+
+std::vector<HtmlSentence> sentences_of(const HtmlBlock& block, const nlohmann::json& table) {
+  std::vector<HtmlSentence> out;
+  size_t from = 0;
+  for (const auto& s : table) {
+    const std::string source = s["source"], target = s["target"];
+    HtmlSentence h;
+    h.begin = block.text.find(source, from);
+    REQUIRE(h.begin != std::string::npos);
+    h.end = from = h.begin + source.size();
+    h.target = target;
+    if (s.contains("align")) {
+      const size_t ns = html_words(source).size(), nt = html_words(target).size();
+      REQUIRE(s["align"].size() == nt);
+      h.alignment.assign(nt * ns, 0.f);
+      for (size_t t = 0; t < nt; ++t) h.alignment[t * ns + s["align"][t].get<size_t>()] = 1.f;
+    }
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+// The parts of an input that must come out byte for byte: skipped elements' whole markup.
+std::vector<std::string> kept_verbatim(const std::string& html) {
+  std::vector<std::string> kept;
+  for (const char* open : {"<script", "<style", "<pre", "<code", "translate=\"no\""}) {
+    for (size_t at = html.find(open); at != std::string::npos; at = html.find(open, at + 1)) {
+      const size_t start = html.rfind('<', at);
+      const size_t name_end = html.find_first_of(" >", start);
+      const std::string name = html.substr(start + 1, name_end - start - 1);
+      const size_t close = html.find("</" + name + ">", at);
+      if (close != std::string::npos) kept.push_back(html.substr(start, close + name.size() + 3 - start));
+    }
+  }
+  return kept;
+}
+
+void check_invariants(const std::string& in, const std::string& out) {
+  INFO(in << "\n  -> " << out);
+  const TagScan o = scan(out);
+  CHECK(o.well_formed);
+  INFO(o.problem);
+  const TagScan i = scan(in);
+  for (const std::string& tag : i.start_tags) CHECK(o.start_tags.count(tag) >= 1);
+  for (const std::string& tag : o.start_tags) CHECK(i.start_tags.count(tag) >= 1);
+  for (const std::string& kept : kept_verbatim(in)) CHECK(out.find(kept) != std::string::npos);
+  if (i.start_tags.empty() && in.find_first_not_of(" ") != std::string::npos) CHECK(out.find_first_not_of(" ") != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("html: the projection table (hand-written translations and alignments)", "[html]") {
+  for (const auto& c : cases()["projection"]) {
+    const std::string html = c["html"], expected = c["expected"];
+    INFO(c["name"].get<std::string>() << ": " << html);
+    const HtmlFragment f = parse_html(html);
+    REQUIRE(f.blocks.size() == c["blocks"].size());
+    std::vector<std::string> blocks;
+    for (size_t b = 0; b < f.blocks.size(); ++b) blocks.push_back(render_block(f.blocks[b], sentences_of(f.blocks[b], c["blocks"][b])));
+    const std::string out = render_fragment(f, blocks);
+    CHECK(out == expected);
+    check_invariants(html, out);
+  }
+}
+
+TEST_CASE("html: a block rendered with no sentences is its source", "[html]") {
+  for (const auto& c : cases()["projection"]) {
+    const std::string html = c["html"];
+    const HtmlFragment f = parse_html(html);
+    std::vector<std::string> blocks;
+    for (const HtmlBlock& b : f.blocks) blocks.push_back(render_block(b, {}));
+    // The source again, but for what is repaired (end tags supplied, stray ones dropped, a bare
+    // '<' or '>' escaped) and entities written as characters.
+    check_invariants(html, render_fragment(f, blocks));
+  }
+  CHECK(render_fragment(parse_html("<p>Hallo <b>Welt</b>!</p>"), {render_block(parse_html("<p>Hallo <b>Welt</b>!</p>").blocks[0], {})}) ==
+        "<p>Hallo <b>Welt</b>!</p>");
+}
+
+TEST_CASE("html: code is translated on request", "[html]") {
+  HtmlOptions o;
+  o.skip_code = false;
+  const HtmlFragment f = parse_html("<p>Rufe <code>ls</code> auf.</p><pre>Hallo</pre>", o);
+  REQUIRE(f.blocks.size() == 2);
+  CHECK(f.blocks[0].text == "Rufe ls auf.");
+  CHECK(f.blocks[1].text == "Hallo");
+  CHECK(parse_html("<p>Rufe <code>ls</code> auf.</p><pre>Hallo</pre>").blocks.size() == 1);
+}
+
+TEST_CASE("html: bad input gets a clear error or a repair, never a crash", "[html]") {
+  // Nesting deeper than the limit: an error naming it, no stack overflow.
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "<span>";
+  deep += "x";
+  REQUIRE_THROWS_WITH(parse_html(deep), Catch::Contains("nest deeper than 256"));
+  std::string fine;
+  for (int i = 0; i < 200; ++i) fine += "<b>";
+  CHECK(parse_html(fine + "x").blocks.size() == 1);
+  // A huge attribute is markup like any other, kept as it is.
+  const std::string huge = "<p title=\"" + std::string(1 << 20, 'x') + "\">Hallo</p>";
+  const HtmlFragment f = parse_html(huge);
+  REQUIRE(f.blocks.size() == 1);
+  CHECK(render_fragment(f, {"Hello"}) == "<p title=\"" + std::string(1 << 20, 'x') + "\">Hello</p>");
+  // Tags cut off at the end are text; an unterminated comment is kept as it is.
+  CHECK(parse_html("Hallo <b class=\"x").blocks.at(0).text == "Hallo <b class=\"x");
+  CHECK(parse_html("Hallo <!-- x").blocks.at(0).atoms.size() == 1);
+  CHECK(parse_html("<script>x = 1").markup.at(0) == "<script>x = 1</script>");
+  // Sentences outside the text are the caller's error.
+  const HtmlBlock b = parse_html("Hallo").blocks.at(0);
+  HtmlSentence s;
+  s.begin = 2, s.end = 99;
+  CHECK_THROWS_WITH(render_block(b, {s}), Catch::Contains("sentences must lie inside the text"));
+  CHECK_THROWS_WITH(render_fragment(parse_html("<p>a</p><p>b</p>"), {"x"}), Catch::Contains("1 blocks given, 2 expected"));
+}
+
+namespace {
+
+void end_to_end(Translator& t, const std::string& what) {
+  TranslateOptions html;
+  html.html = true;
+  std::vector<std::string> inputs;
+  for (const auto& e : cases()["end_to_end"]) inputs.push_back(e);
+  const std::vector<Translation> out = t.translate(inputs, html);
+  REQUIRE(out.size() == inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    INFO(what);
+    check_invariants(inputs[i], out[i].text);
+    // The alignment it needs internally is returned only when asked for.
+    for (const SentenceTranslation& s : out[i].sentences) CHECK(s.alignment.empty());
+  }
+  html.return_alignment = true;
+  CHECK_FALSE(t.translate({inputs[0]}, html).at(0).sentences.at(0).alignment.empty());
+  // Malformed UTF-8 and over-long input: errors naming the input text.
+  CHECK_THROWS_WITH(t.translate({"<p>ok</p>", "<p>\xC3\x28</p>"}, html), Catch::Contains("input text 2"));
+  std::string deep;
+  for (int i = 0; i < 300; ++i) deep += "<i>";
+  CHECK_THROWS_WITH(t.translate({deep}, html), Catch::Contains("input text 1: HTML elements nest deeper than 256"));
+  html.max_input_chars = 10;
+  CHECK_THROWS_WITH(t.translate({"<p>Hallo Welt, wie geht es?</p>"}, html), Catch::Contains("input text 1"));
+}
+
+}  // namespace
+
+TEST_CASE("html: end to end with a fixture model (random weights: the invariants hold whatever it says)", "[html]") {
+  Translator t(testing::fixture_path("marian", "model.tfm"));
+  end_to_end(t, "fixture marian");
+}
+
+TEST_CASE("html: end to end with the shipped de->en model", "[html]") {
+  const std::string model = std::string(TFORMER_FIXTURES_DIR) + "/../../models/tiny.deen/model.tfm";
+  if (!std::ifstream(model)) {
+    WARN("no " << model << ": skipped");
+    return;
+  }
+  Translator t(model);
+  end_to_end(t, "tiny.deen");
+  TranslateOptions html;
+  html.html = true;
+  const std::string out = t.translate({"<p>Ich habe <em>drei</em> Katzen.</p>"}, html).at(0).text;
+  INFO(out);
+  CHECK(out == "<p>I have <em>three</em> cats.</p>");
+  // The text of a fragment without markup is the plain translation.
+  const std::string plain = "Zwei Kinder spielen im Park. Ein Junge springt ins Wasser.";
+  CHECK(t.translate({plain}, html).at(0).text == t.translate({plain}, {}).at(0).text);
+}
