@@ -86,6 +86,10 @@ export class EngineHost {
         worker.post(this.startMessage);
       } else if (message.type === 'ready') {
         this.starting = null;
+        if (message.tfm) {
+          // A Marian folder was imported: restarts load the .tfm; the folder's files are let go.
+          this.startMessage = { ...this.startMessage, model: message.tfm, marian: null };
+        }
         this.engineBackend = message.info.backend;
         starting.resolve(message.info);
       } else if (message.type === 'fallback') {

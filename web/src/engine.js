@@ -31,11 +31,14 @@ const WEBGPU_INSTEAD = "backend 'webgpu' was asked for, using 'wasm' instead: ";
 
 export class Engine {
   /**
-   * @param {{glueUrl: string, wasmModule: WebAssembly.Module, model: Uint8Array, threads: number, variant: string,
-   *          backend: 'wasm'|'webgpu', backendReason?: string, requestedBackend?: string}} init
+   * @param {{glueUrl: string, wasmModule: WebAssembly.Module, model: Uint8Array|null, threads: number, variant: string,
+   *          backend: 'wasm'|'webgpu', backendReason?: string, requestedBackend?: string,
+   *          marian?: {files: {name: string, bytes: Uint8Array}[], options: object}|null}} init
+   *   marian: a Marian model folder, imported to a .tfm here (then `model` is not used); the .tfm
+   *   is kept in `importedTfm` for the host (later starts load it directly)
    *   backend 'webgpu': a GPU may be used, decided here (select.js: decideBackend)
    */
-  static async create({ glueUrl, wasmModule, model, threads, variant, backend, backendReason = null, requestedBackend = backend }) {
+  static async create({ glueUrl, wasmModule, model, marian = null, threads, variant, backend, backendReason = null, requestedBackend = backend }) {
     if (backend !== 'wasm' && backend !== 'webgpu') throw new Error(`Engine: unknown backend '${backend}'`);
     const t0 = performance.now();
     const { default: createModule } = await import(/* webpackIgnore: true */ /* @vite-ignore */ glueUrl);
@@ -53,7 +56,12 @@ export class Engine {
     })]);
     const t1 = performance.now();
     let translator;
+    let imported = null;
     try {
+      if (marian) {
+        imported = module.importMarian(marian.files, marian.options ?? {});
+        model = imported.tfm;
+      }
       translator = new module.Translator(model, threads);
     } catch (e) {
       module.PThread?.terminateAllThreads();
@@ -61,6 +69,11 @@ export class Engine {
     }
     const t2 = performance.now();
     const engine = new Engine(module, translator, variant, { instantiateMs: t1 - t0, modelMs: t2 - t1 });
+    if (imported) {
+      engine.importedTfm = imported.tfm;
+      engine.marian = { name: imported.name, modelFile: imported.modelFile, summary: imported.summary, warnings: imported.warnings };
+      engine.warnings.push(...imported.warnings.map((w) => `model import: ${w}`));
+    }
     engine.backendReason = backendReason ?? 'asked for';
     if (backend === 'webgpu') {
       const requested = requestedBackend === 'webgpu' ? 'webgpu' : 'auto';
@@ -87,6 +100,8 @@ export class Engine {
     this.gpuInfo = null;        // { uploadedBytes, f16Weights } of the upload
     this.warnings = [];
     this.onFallback = null;     // (message) => void, set by the Worker
+    this.marian = null;         // what the importer said of a Marian folder: {name, modelFile, summary, warnings}
+    this.importedTfm = null;    // the .tfm it made, until the Worker hands it to the host
   }
 
   // Looks for an adapter, applies the rule (decideBackend) and uploads the weights.
@@ -170,6 +185,7 @@ export class Engine {
         fileBytes: i.fileBytes,
       },
       startTimings: this.startTimings,
+      marian: this.marian,
     };
   }
 

@@ -4,6 +4,7 @@ import { detectEnvironment } from './environment.js';
 import { chooseEngine } from './select.js';
 import { checkCreateOptions, checkSignal, checkTexts, engineOptions } from './options.js';
 import { loadModel } from './model-loader.js';
+import { isModelFolder, checkModelFolder, loadModelFolder } from './model-folder.js';
 import { variantFiles, compileWasm } from './wasm-files.js';
 import { EngineHost } from './engine-host.js';
 import { RequestQueue, abortReason } from './request-queue.js';
@@ -29,12 +30,16 @@ export class Translator {
   static async create(options) {
     const started = performance.now();
     const o = checkCreateOptions(options);
+    // A Marian model folder ({files: [...]}): the engine imports it (model-folder.js).
+    const importOptions = isModelFolder(o.model) ? checkModelFolder('Translator.create', o.model) : null;
+    if (importOptions && (o.sha256 !== undefined || o.size !== undefined)) {
+      throw new TypeError("Translator.create: a model folder takes 'sha256' and 'size' per file ({url, sha256, size}), not for the whole");
+    }
     await primeEnvironment();
     const env = detectEnvironment();
     if (!env.worker) throw new Error('tformer-wasm needs Web Workers (or Node worker_threads)');
     const choice = chooseEngine(o, env);
     let files = variantFiles(choice.variant, o.wasmBase);
-    const progress = o.onProgress ?? (() => {});
     if (o.signal?.aborted) throw abortReason(o.signal);
 
     let compiling = compileWasm(files.wasm);
@@ -49,6 +54,10 @@ export class Translator {
       });
     }
     compiling.catch(() => {});
+    // The compiled module and the files of the variant it is (after any fallback above).
+    const compiled = compiling.then((wasmModule) => ({ wasmModule, files }));
+    compiled.catch(() => {});
+    if (importOptions) return Translator.createFromFolder(o, importOptions, env, choice, compiled, started);
     const model = await loadModel({ ...o }, env);
     const name = modelName(model);
     const what = model.source === 'memory' ? 'the model given as bytes' : `the model ${name}`;
@@ -61,21 +70,36 @@ export class Translator {
       throw new ModelFormatError(`${what} is not a .tfm model file (bad magic: this is not a .tfm model file; ` +
         `it starts with ${JSON.stringify(magic)})`, { model: name });
     }
-    const wasmModule = await compiling;
-    const loadedMs = performance.now() - started;
-
     // Each engine start copies these bytes into its Worker, so they are kept for restarts: a
     // private copy of bytes the caller gave (which the caller may change or transfer later), and
     // exactly the model, not a larger buffer it may be a view of.
     const whole = model.bytes.byteOffset === 0 && model.bytes.byteLength === model.bytes.buffer.byteLength;
     const bytes = model.source === 'memory' || !whole ? model.bytes.slice() : model.bytes;
+    return Translator.start({ o, env, choice, compiled, started, model, name, what, bytes, marian: null });
+  }
+
+  /** @private A Marian folder: its files are loaded here and imported by the engine in its Worker. */
+  static async createFromFolder(o, importOptions, env, choice, compiled, started) {
+    const folder = await loadModelFolder({ ...o }, env);
+    const names = folder.files.map((f) => f.name);
+    const listed = names.length > 6 ? `${names.slice(0, 6).join(', ')}, ...` : names.join(', ');
+    const model = { source: 'files', url: null, sha256: null, warnings: folder.warnings, ms: folder.ms, fromCache: folder.fromCache, files: folder.sources };
+    return Translator.start({ o, env, choice, compiled, started, model, name: `the model folder (${listed})`,
+      what: `the model folder (${listed})`, bytes: null, marian: { files: folder.files, options: importOptions } });
+  }
+
+  /** @private Starts the engine on a .tfm (`bytes`) or a Marian folder (`marian`). */
+  static async start({ o, env, choice, compiled, started, model, name, what, bytes, marian }) {
+    const progress = o.onProgress ?? (() => {});
+    const { wasmModule, files } = await compiled;
+    const loadedMs = performance.now() - started;
     progress({ phase: 'starting', variant: choice.variant, threads: choice.threads });
     // The host keeps `bytes` for engine restarts whatever the backend: a GPU failure needs no
     // rebuild (the engine's wasm Translator keeps its own weights and finishes the translation).
     let translator = null;
     const early = [];  // fallbacks reported before the Translator exists
     const onFallback = (message) => (translator ? translator.fellBack(message) : early.push(message));
-    const host = new EngineHost({ glueUrl: files.glue, wasmModule, model: bytes, threads: choice.threads, variant: choice.variant,
+    const host = new EngineHost({ glueUrl: files.glue, wasmModule, model: bytes, marian, threads: choice.threads, variant: choice.variant,
       backend: choice.backend, backendReason: choice.backendReason, requestedBackend: choice.requestedBackend }, env.worker, { onFallback });
     let abortStart;
     const aborted = new Promise((_, reject) => {
@@ -100,6 +124,7 @@ export class Translator {
     }
     const readyMs = performance.now() - started;
     progress({ phase: 'ready' });
+    if (marian) bytes = host.startMessage.model;  // the imported .tfm, which restarts load
 
     const info = {
       variant: choice.variant,
@@ -125,6 +150,8 @@ export class Translator {
         url: model.url,
         sha256: model.sha256,
         source: model.source,
+        // A Marian folder: what the importer read and said, and each file's origin.
+        ...(marian ? { marian: engine.marian, files: model.files } : {}),
       },
       load: {
         // model bytes (download, cache or file) and wasm compilation run side by side

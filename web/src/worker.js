@@ -1,8 +1,9 @@
 // The Worker that runs the engine: a module Worker in browsers, a worker_threads Worker in Node.
 // It owns one Engine and answers the host's messages (engine-host.js) one at a time, after saying
 // {type: 'listening'} (the host sends nothing before, so no message can arrive before the handler):
-//   {type: 'start', glueUrl, wasmModule, model, threads, variant, backend, backendReason, requestedBackend}
-//                                           -> {type: 'ready', info} | {type: 'failed', message, modelRefusal}
+//   {type: 'start', glueUrl, wasmModule, model, marian, threads, variant, backend, backendReason, requestedBackend}
+//                                           -> {type: 'ready', info, tfm} | {type: 'failed', message, modelRefusal}
+//                                              (tfm: the .tfm imported from a Marian folder `marian`, else null)
 //                                              (modelRefusal: what the engine said of a model it could not read, else null)
 //   {type: 'translate', id, texts, options} -> {type: 'result', id, results, translateMs, backend, gpu} | {type: 'error', id, message}
 // and, when the GPU fails and wasm takes over (at most once per engine, before the result of the
@@ -25,7 +26,9 @@ port.onMessage(async (message) => {
     try {
       engine = await Engine.create(message);
       engine.onFallback = (text) => port.post({ type: 'fallback', message: text });
-      port.post({ type: 'ready', info: engine.info() });
+      const tfm = engine.importedTfm;
+      engine.importedTfm = null;
+      port.post({ type: 'ready', info: engine.info(), tfm }, tfm ? [tfm.buffer] : []);
     } catch (e) {
       port.post({ type: 'failed', message: messageOf(e), modelRefusal: e?.refusal ?? null });
     }

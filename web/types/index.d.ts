@@ -1,8 +1,50 @@
 // Type declarations of tformer-wasm: neural machine translation in the browser and Node,
 // computed by a C++ Transformer engine compiled to WebAssembly. See README.md.
 
-/** Where a model comes from: a URL (or, in Node, a file path), its bytes, or a registry entry. */
-export type ModelSource = string | URL | ArrayBuffer | ArrayBufferView | RegistryEntry;
+/**
+ * Where a model comes from: a .tfm as a URL (or, in Node, a file path), its bytes, or a registry
+ * entry; or a Marian model folder (Firefox Translations, OPUS-MT) as downloaded: MarianFolder.
+ */
+export type ModelSource = string | URL | ArrayBuffer | ArrayBufferView | RegistryEntry | MarianFolder;
+
+/**
+ * One file of a Marian model folder. Its name in the folder (which the importer goes by) is the
+ * last component of a URL's or path's path, File.name, or `name`. A name ending in `.gz` is
+ * decompressed (DecompressionStream('gzip')) and known without the `.gz`.
+ */
+export type MarianFile =
+  | string
+  | URL
+  /** A download, checked like a .tfm: a sha256 or size mismatch is refused (ModelLoadError). */
+  | { url: string | URL; name?: string; sha256?: string; size?: number }
+  /** A File of a file picker or a drop (its name is File.name). */
+  | File
+  | { name: string; data: ArrayBuffer | ArrayBufferView | Blob };
+
+/**
+ * A Marian model folder: the engine converts it to .tfm in its Worker (no Python needed), with the
+ * rules of `models/tfm import-marian` (models/MARIAN-IMPORT.md): what converts, what is refused
+ * (a ModelFormatError naming the option, file or parameter), what draws a warning. Files it does
+ * not read (README, LICENSE...) are ignored.
+ */
+export interface MarianFolder {
+  /** The model (.bin float32 or intgemm8, or .npz), the vocabularies (.spm, or .yml tables with source.spm/target.spm), decoder.yml, lex.*.s2t.bin. */
+  files: MarianFile[];
+  /** The model file when the folder holds several (e.g. 'model.deen.intgemm.alphas.bin'). */
+  modelFile?: string;
+  /** Source and target vocabularies (one name: both). */
+  vocabs?: string | [string] | [string, string];
+  /** SentencePiece models for .yml vocabularies (default source.spm, target.spm). */
+  spms?: string | [string] | [string, string];
+  /** Marian options (a training config.yml) for a model without special:model.yml. */
+  config?: string;
+  /** How matrices are kept: 'keep' (default: float32 stays f32, intgemm8 becomes int8), or all as 'f32', 'f16', 'int8'. */
+  weights?: 'keep' | 'f32' | 'f16' | 'int8';
+  /** The model's name (default: the model file's name without its extension). */
+  name?: string;
+  /** Longest sequence handled in one piece (default 512). */
+  maxPositions?: number;
+}
 
 /**
  * The compute backend. 'wasm': the engine in WebAssembly. 'webgpu': the encoder and the output
@@ -25,9 +67,12 @@ export interface CacheLike {
 
 export type ProgressEvent =
   /** Downloading: `total` is 0 when neither the server nor the registry says the size. */
-  | { phase: 'download'; loaded: number; total: number; url: string }
-  /** The model bytes are here (from the network, the cache, a file or memory). */
-  | { phase: 'loaded'; loaded: number; total: number; fromCache: boolean }
+  | { phase: 'download'; loaded: number; total: number; url: string; file?: number; files?: number; name?: string }
+  /**
+   * The model bytes are here (from the network, the cache, a file or memory). For a Marian folder
+   * the download and loaded events are per file: `file` is its index in `files`, `name` its name.
+   */
+  | { phase: 'loaded'; loaded: number; total: number; fromCache: boolean; file?: number; files?: number; name?: string }
   /** The cached copy failed its sha256 check; it was deleted and is downloaded again. */
   | { phase: 'refetch'; reason: string }
   /** The engine is starting in its Worker. */
@@ -203,8 +248,20 @@ export interface ModelDescription {
   fileBytes: number;
   url: string | null;
   sha256: string | null;
-  /** Where the bytes came from. */
-  source: 'network' | 'cache' | 'file' | 'memory';
+  /** Where the bytes came from ('files': a Marian folder; see `files`). */
+  source: 'network' | 'cache' | 'file' | 'memory' | 'files';
+  /** A Marian folder: what the importer read and said. */
+  marian?: {
+    name: string;
+    /** The model file read. */
+    modelFile: string;
+    /** The importer's description: variant, vocabularies, options ignored or unknown, the shortlist... */
+    summary: Record<string, unknown>;
+    /** What the importer warned about (also in TranslatorInfo.warnings, prefixed 'model import: '). */
+    warnings: string[];
+  };
+  /** A Marian folder: each file as given (name without .gz, whether it was gzip, its bytes after decompression). */
+  files?: { name: string; source: 'network' | 'cache' | 'file' | 'memory'; url: string | null; sha256: string | null; bytes: number; gzip: boolean }[];
 }
 
 export interface TranslatorInfo {

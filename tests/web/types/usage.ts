@@ -54,6 +54,23 @@ export async function example(): Promise<string> {
     if (e instanceof ModelLoadError) return e.message;
   }
   console.log(sizes);
+  // A Firefox Translations folder as downloaded: URLs (one with its sha256), a File, {name, data}.
+  const picked: File[] = [];
+  const marian = await Translator.create({
+    model: {
+      files: ['https://example.org/deen/model.deen.intgemm.alphas.bin.gz', { url: 'https://example.org/deen/vocab.deen.spm.gz', sha256: 'ab' },
+        ...picked, { name: 'lex.50.50.deen.s2t.bin', data: new ArrayBuffer(8) }],
+      modelFile: 'model.deen.intgemm.alphas.bin',
+      weights: 'keep',
+    },
+  });
+  const imported: string | undefined = marian.info.model.marian?.modelFile;
+  const gz: boolean[] = (marian.info.model.files ?? []).map((f) => f.gzip);
+  console.log(imported, gz);
+  // @ts-expect-error: files are named (bytes alone have no name)
+  await Translator.create({ model: { files: [new Uint8Array(8)] } });
+  // @ts-expect-error: no such weights
+  await Translator.create({ model: { files: ['m.bin'], weights: 'f8' } });
   // @ts-expect-error: the model is required
   await Translator.create({ threads: 2 });
   // @ts-expect-error: no such backend
