@@ -18,6 +18,7 @@
 //     // or s.computeOnCpu() for either
 //   }
 //   const results = s.results(); s.delete();
+//   need.completed: the sentences that ended in that next() call, if any (streaming).
 //   t.plan(): what to compute and which tensors it reads (tformer/model_plan.h, camelCase);
 //   t.tensorView(name), t.positionsView(): the weights to upload.
 // The typed arrays in `need`, and the views, alias wasm memory: valid until the next call into the
@@ -157,25 +158,27 @@ val when(bool present, val value) { return present ? value : val::undefined(); }
 // its best hypothesis, its pieces and tokens; score with returnScores, the flat alignment matrix
 // with returnAlignment, the hypotheses with nbest > 1. (The npm package adds what its own API has
 // on top: web/src/results.js.)
-val to_js(const tformer::Translation& t, const JsOptions& o) {
+val to_js(const tformer::SentenceTranslation& s, const JsOptions& o) {
   auto hypothesis = [&](const tformer::Hypothesis& h) {
     return object({{"text", val(h.text)}, {"tokens", int_array(h.tokens)}, {"score", when(o.returnScores, val(h.score))}});
   };
-  auto sentence = [&](const tformer::SentenceTranslation& s) {
-    const tformer::Hypothesis& best = s.hypotheses.at(0);
-    return object({
-        {"source", val(s.source)},
-        {"text", val(best.text)},
-        {"sourceTokens", int_array(s.source_tokens)},
-        {"sourcePieces", string_array(s.source_pieces)},
-        {"tokens", int_array(best.tokens)},
-        {"targetPieces", string_array(s.target_pieces)},
-        {"score", when(o.returnScores, val(best.score))},
-        {"alignment", when(o.returnAlignment, float_array(s.alignment))},
-        {"nbest", when(o.nbest > 1, array_of(s.hypotheses, hypothesis))},
-    });
-  };
-  return object({{"text", val(t.text)}, {"sentences", array_of(t.sentences, sentence)}});
+  const tformer::Hypothesis& best = s.hypotheses.at(0);
+  return object({
+      {"source", val(s.source)},
+      {"text", val(best.text)},
+      {"sourceTokens", int_array(s.source_tokens)},
+      {"sourcePieces", string_array(s.source_pieces)},
+      {"tokens", int_array(best.tokens)},
+      {"targetPieces", string_array(s.target_pieces)},
+      {"score", when(o.returnScores, val(best.score))},
+      {"alignment", when(o.returnAlignment, float_array(s.alignment))},
+      {"nbest", when(o.nbest > 1, array_of(s.hypotheses, hypothesis))},
+  });
+}
+
+val to_js(const tformer::Translation& t, const JsOptions& o) {
+  return object({{"text", val(t.text)},
+                 {"sentences", array_of(t.sentences, [&](const tformer::SentenceTranslation& s) { return to_js(s, o); })}});
 }
 
 // The session's calls as JS calls them: the engine writes its session errors with these names
@@ -214,13 +217,18 @@ class JsSession {
 
   // {kind: 'encode', batch, length, ids: Int32Array, lengths: Int32Array}
   // | {kind: 'project', rows, hidden: Float32Array [rows * dModel], candidates} | {kind: 'done'}
+  // and `completed` when sentences ended in this call (streaming): [{segment, paragraph, index,
+  // separator, sentence}] (TranslationSession::take_completed; sentence as in results()).
   val next() {
     return or_js_error("next", [&] {
       using Need = tformer::TranslationSession::Need;
       const Need need = session_call([&] { return session_->next(); });
+      const val completed = take_completed();
+      const val ended = when(completed["length"].as<size_t>() > 0, completed);
       if (need == Need::kEncode) {
         const auto& r = session_->encode_request();
         return object({{"kind", val("encode")},
+                       {"completed", ended},
                        {"batch", val(double(r.batch))},
                        {"length", val(double(r.length))},
                        {"ids", val(emscripten::typed_memory_view(r.ids.size(), r.ids.data()))},
@@ -230,11 +238,12 @@ class JsSession {
         size_t rows = 0;
         const float* hidden = session_->hidden(&rows);
         return object({{"kind", val("project")},
+                       {"completed", ended},
                        {"rows", val(double(rows))},
                        {"candidates", val(double(session_->candidates_per_row()))},
                        {"hidden", val(emscripten::typed_memory_view(rows * session_->d_model(), hidden))}});
       }
-      return object({{"kind", val("done")}});
+      return object({{"kind", val("done")}, {"completed", ended}});
     });
   }
 
@@ -280,6 +289,17 @@ class JsSession {
   }
 
  private:
+  // The sentences that ended in the last next() (TranslationSession::take_completed), made into
+  // JS values before next() makes its views of wasm memory.
+  val take_completed() {
+    return array_of(session_->take_completed(), [&](const tformer::CompletedSentence& c) {
+      return object({{"segment", val(double(c.segment))},
+                     {"paragraph", val(double(c.paragraph))},
+                     {"index", val(double(c.index))},
+                     {"separator", val(c.separator)},
+                     {"sentence", to_js(c.sentence, options_)}});
+    });
+  }
   // One copy from the JS array into wasm memory. The refusal is in the session's style (see
   // session_call): it names the call itself.
   size_t copy_in(const char* call, const val& array) {

@@ -225,6 +225,18 @@ TEST_CASE("a session hands out each sentence as soon as its search ends", "[sess
     CHECK(completed[4].separator == "\n\n");
     for (size_t p = 0; p < texts.size(); ++p) CHECK(joined[p] == results[p].text);
   }
+  // HTML places a text's markup once all its sentences are done: nothing is handed out before.
+  TranslateOptions html;
+  html.html = true;
+  auto session = translator.begin({"<p>" + t[0] + " <b>" + t[1] + "</b></p><p>" + t[2] + "</p>"}, html);
+  size_t handed_out = 0;
+  for (Need need = session->next();; need = session->next()) {
+    handed_out += session->take_completed().size();
+    if (need == Need::kDone) break;
+    session->compute_on_cpu();
+  }
+  CHECK(handed_out == 0);
+  CHECK(session->results().at(0).text.find("<p>") == 0);
 }
 
 TEST_CASE("a session answered from outside gives the results of that backend", "[session]") {

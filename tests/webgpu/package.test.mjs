@@ -115,6 +115,32 @@ test('aborting a running WebGPU translation, and disposing during one, leave the
   assert.equal((await wasm.translate(texts[0])).text, after[0].text, 'node is alive');
 });
 
+test('translateStream on WebGPU: the sentences of translate() in order, and an abort midway stops it', { skip }, async () => {
+  const bytes = modelBytes(fixtureFile('marian', 'model.tfm'));
+  const texts = lines(fixtureFile('marian', 'input.txt'));
+  const gpu = await create({ model: bytes, backend: 'webgpu' });
+  assert.equal(gpu.info.backend, 'webgpu', gpu.info.backendReason);
+  const paragraphs = [texts.slice(0, 3).join(' '), texts.slice(3).join('\n')];
+  const expected = await gpu.translate(paragraphs);
+  const items = [];
+  for await (const s of gpu.translateStream(paragraphs)) items.push(s);
+  assert.deepEqual(items.map((s) => [s.paragraph, s.index, Array.from(s.tokens), s.text]),
+    expected.flatMap((r, p) => r.sentences.map((s, i) => [p, i, Array.from(s.tokens), s.text])));
+  // Abort after the first sentences: the engine stops between GPU steps and goes on.
+  const controller = new AbortController();
+  let seen = 0;
+  await assert.rejects(async () => {
+    for await (const s of gpu.translateStream(Array(8).fill(texts.join(' ')), { beam: 4, signal: controller.signal })) {
+      assert.ok(s.text !== undefined);
+      if (++seen === 2) controller.abort();
+    }
+  }, { name: 'AbortError' });
+  assert.equal(seen, 2);
+  const after = await gpu.translate(paragraphs);
+  assert.equal(after[0].timings.backend, 'webgpu', 'the same engine goes on, on the GPU');
+  assert.deepEqual(tokensOf(after), tokensOf(expected));
+});
+
 test("'auto' in node stays on wasm, adapter or not; 'wasm' never looks for one", { skip }, async () => {
   const bytes = modelBytes(fixtureFile('tutorial', 'model.tfm'));
   const auto = await create({ model: bytes });

@@ -432,8 +432,9 @@ async function runJob(j) {
       window.demoTranslations = (window.demoTranslations ?? 0) + 1;
       let r;
       try {
-        r = await j.translator.translate(chunk.text, { alignment: true, beam: j.beam, signal: j.controller.signal,
-          passthrough: !PLAIN, repetitionGuard: !PLAIN });
+        r = await streamChunk(j, chunk, (partial) => {
+          if (!j.cancelled && j.translator === translator) ui.output.textContent = text + partial;
+        });
       } catch (e) {
         if (e?.name === 'AbortError' || j.cancelled || j.translator !== translator) return;
         setState('error');
@@ -471,6 +472,29 @@ async function runJob(j) {
   } finally {
     clearTimeout(slow);
   }
+}
+
+// One chunk through translateStream(): `show` gets the chunk's translation so far as each sentence
+// is done (in order), so a long input grows sentence by sentence. Resolves to what the timing
+// line and the heat map read of translate()'s result (the sentences are the same).
+async function streamChunk(j, chunk, show) {
+  const started = performance.now();
+  const sentences = [];
+  let text = '';
+  const stream = j.translator.translateStream(chunk.text, { alignment: true, beam: j.beam, signal: j.controller.signal,
+    passthrough: !PLAIN, repetitionGuard: !PLAIN });
+  for await (const s of stream) {
+    sentences.push(s);
+    text += s.separator + s.text;
+    show(text);
+  }
+  const targetTokens = sentences.reduce((n, s) => n + s.tokens.length, 0);
+  return {
+    text,
+    sentences,
+    alignment: sentences.length ? paragraphAlignment(sentences) : null,
+    timings: { translateMs: performance.now() - started, targetTokens, backend: j.translator.info.backend },
+  };
 }
 
 function stopWork() {

@@ -100,6 +100,8 @@ export class EngineHost {
         const error = new Error(message.message);
         if (message.modelRefusal !== null) error.modelRefusal = message.modelRefusal;  // see Translator.create
         this.stopWorker(error);
+      } else if (message.type === 'sentences') {
+        if (this.pending?.id === message.id) this.pending.onSentences?.(message.sentences);
       } else if (message.type === 'result' || message.type === 'error') {
         const p = this.pending;
         if (!p || p.id !== message.id) return;
@@ -118,8 +120,11 @@ export class EngineHost {
     });
   }
 
-  /** Runs one translation; only one at a time (the Translator's queue sees to it). */
-  async translate(texts, options) {
+  /**
+   * Runs one translation; only one at a time (the Translator's queue sees to it). onSentences:
+   * streaming (worker.js 'sentences'), called as sentences end, before the promise resolves.
+   */
+  async translate(texts, options, onSentences = null) {
     if (!this.ready) this.start();
     await this.ready;
     if (this.pending) throw new Error('EngineHost.translate: a translation is already running');
@@ -129,8 +134,8 @@ export class EngineHost {
     worker.ref();
     this.answers.set(id, () => worker.unref());
     return new Promise((resolve, reject) => {
-      this.pending = { id, resolve, reject };
-      worker.post({ type: 'translate', id, texts, options });
+      this.pending = { id, resolve, reject, onSentences };
+      worker.post({ type: 'translate', id, texts, options, stream: onSentences !== null });
     });
   }
 

@@ -9,7 +9,7 @@
 // translation completes. `onFallback` (set by the Worker) reports it once.
 import { decideBackend, adapterName } from './select.js';
 import { isNode } from './environment.js';
-import { completeTranslation } from './results.js';
+import { completeTranslation, completeSentence } from './results.js';
 import { WebGpuBackend } from './webgpu/backend.js';
 import { runSession } from './webgpu/run_session.js';
 
@@ -193,8 +193,10 @@ export class Engine {
    * @returns {Promise<{results: object[], translateMs: number, backend: 'wasm'|'webgpu', gpu: object|null}>}
    *   backend: what finished the translation; gpu: the GPU's counters for it (null on wasm).
    *   signal: stops a translation on WebGPU before its next step (on wasm it runs to the end)
+   *   onSentences: streaming: ([{segment, paragraph, index, separator, sentence}]) => void, called
+   *   as sentences end (the session hands them out; on wasm it is then stepped here too)
    */
-  async translate(texts, options, signal = undefined) {
+  async translate(texts, options, signal = undefined, onSentences = null) {
     const t0 = performance.now();
     if (this.webgpu && !this.webgpu.usable) this.dropGpu();  // lost while idle
     // Pass-through and the repetition guard are engine settings for the requests that follow.
@@ -202,13 +204,21 @@ export class Engine {
     let raw;
     let gpu = null;
     const webgpu = this.webgpu;
+    const onCompleted = onSentences && ((completed) => {
+      for (const c of completed) completeSentence(c.sentence, options.returnAlignment);
+      onSentences(completed);
+    });
     try {
       if (webgpu?.usable) {
         webgpu.resetCounters();
-        raw = await runSession(this.translator.begin(texts, options), webgpu, { signal });
+        raw = await runSession(this.translator.begin(texts, options), webgpu, { signal, onCompleted });
         const c = webgpu.counters;
         gpu = { submissions: c.submissions, readbacks: c.readbacks, readBytes: c.readBytes, encodes: c.encodes, projections: c.projections };
         if (!webgpu.usable) this.dropGpu();
+      } else if (onSentences) {
+        // The same work as translate() (which is this loop in C++), stepped from here so that
+        // each sentence can leave as it ends.
+        raw = await runSession(this.translator.begin(texts, options), null, { signal, onCompleted });
       } else {
         raw = this.translator.translate(texts, options);
       }

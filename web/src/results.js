@@ -16,10 +16,7 @@ import { paragraphAlignment } from './alignment.js';
 export function completeTranslation(result, withAlignment) {
   const { sentences } = result;
   if (withAlignment) {
-    for (const s of sentences) {
-      // Row-major [targetPieces.length x sourcePieces.length], as the engine gives it.
-      s.alignment = { sourcePieces: s.sourcePieces, targetPieces: s.targetPieces, weights: s.alignment };
-    }
+    for (const s of sentences) completeSentence(s, true);
     result.alignment = sentences.length ? paragraphAlignment(sentences)
       : { sourcePieces: [], targetPieces: [], weights: new Float32Array(0) };
   }
@@ -27,6 +24,18 @@ export function completeTranslation(result, withAlignment) {
   // One number per input: the mean of its sentences' (length-normalised) scores.
   result.score = sentences.length ? sentences.reduce((sum, s) => sum + s.score, 0) / sentences.length : 0;
   return result;
+}
+
+/**
+ * Completes one engine sentence (a result's `sentences` item, or one a session handed out as it
+ * ended: streaming) in place and returns it.
+ */
+export function completeSentence(sentence, withAlignment) {
+  if (withAlignment) {
+    // Row-major [targetPieces.length x sourcePieces.length], as the engine gives it.
+    sentence.alignment = { sourcePieces: sentence.sourcePieces, targetPieces: sentence.targetPieces, weights: sentence.alignment };
+  }
+  return sentence;
 }
 
 function concatInt32(arrays) {

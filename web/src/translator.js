@@ -233,6 +233,72 @@ export class Translator {
     }
   }
 
+  /**
+   * Translates like translate() and yields each sentence as soon as it is done, in input order:
+   * `for await (const s of translator.translateStream(text, options))`. Each item is that
+   * sentence as translate() gives it (`sentences[index]` of input `paragraph`), with `paragraph`,
+   * `index` and `separator` (what the input's `text` has before it: '', ' ' or line breaks). The
+   * request queues as translate()'s do; `signal` aborts it (the iterator throws the signal's
+   * reason, an AbortError by default, and the engine stops working on it); leaving the loop early
+   * stops it too. A bad argument throws here, before anything is queued. Not with `html: true`.
+   */
+  translateStream(text, options = {}) {
+    if (this.disposed) throw new TranslatorDisposedError();
+    const { list } = checkTexts(text);
+    checkUnicode(list);
+    const signal = checkSignal('translateStream', options?.signal);
+    if (options?.html) {
+      throw new TypeError("translateStream: option 'html' is not supported: a text's markup is placed once all its " +
+        'sentences are done (use translate())');
+    }
+    const engine = engineOptions(options, this.limits);
+    return this.stream(list, engine, signal);
+  }
+
+  /** @private the iterator of translateStream() */
+  async *stream(list, engine, signal) {
+    if (signal?.aborted) throw abortReason(signal);
+    // The request's own signal: the caller's, or the caller leaving the loop before the end.
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(abortReason(signal));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const ended = new Map();  // segment -> sentence, until its turn comes
+    let turn = 0;             // the segment to yield next (segments are the sentences in input order)
+    let outcome = null;       // {ok, error} once the request settled
+    let wake = null;
+    const notify = () => {
+      const w = wake;
+      wake = null;
+      w?.();
+    };
+    const onSentences = (sentences) => {
+      for (const s of sentences) ended.set(s.segment, s);
+      notify();
+    };
+    const request = this.queue.push(() => this.host.translate(list, engine, onSentences),
+      (reason) => this.host.interrupt(reason), stop.signal);
+    request.then(() => { outcome = { ok: true }; notify(); }, (error) => { outcome = { ok: false, error }; notify(); });
+    try {
+      for (;;) {
+        // An abort counts at once, before the request's rejection arrives (a microtask later).
+        if (stop.signal.aborted) throw stop.signal.reason;
+        if (outcome && !outcome.ok) throw outcome.error;
+        if (ended.has(turn)) {
+          const { paragraph, index, separator, sentence } = ended.get(turn);
+          ended.delete(turn++);
+          yield Object.assign(sentence, { paragraph, index, separator });
+        } else if (outcome) {
+          return;
+        } else {
+          await new Promise((resolve) => { wake = resolve; });
+        }
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      if (!outcome) stop.abort(new DOMException('The stream was closed before its end.', 'AbortError'));
+    }
+  }
+
   /** Stops the engine and rejects what is queued or running. The Translator is unusable after. */
   dispose() {
     if (this.disposed) return;

@@ -6,6 +6,8 @@
 //                                              (tfm: the .tfm imported from a Marian folder `marian`, else null)
 //                                              (modelRefusal: what the engine said of a model it could not read, else null)
 //   {type: 'translate', id, texts, options} -> {type: 'result', id, results, translateMs, backend, gpu} | {type: 'error', id, message}
+//       with stream: true, before the result: {type: 'sentences', id, sentences} as sentences end
+//       ([{segment, paragraph, index, separator, sentence}], engine.js translate)
 // and, when the GPU fails and wasm takes over (at most once per engine, before the result of the
 // translation it happened in): {type: 'fallback', message}. For an engine on WebGPU in Node
 // (engine-host.js, `cooperative`): {type: 'cancel', id} stops that translation before its next
@@ -54,7 +56,8 @@ async function translate(message) {
   current = { id: message.id, controller };
   try {
     if (!engine) throw new Error('the engine is not started');
-    const { results, translateMs, backend, gpu } = await engine.translate(message.texts, message.options, controller.signal);
+    const onSentences = message.stream ? (sentences) => port.post({ type: 'sentences', id: message.id, sentences }) : null;
+    const { results, translateMs, backend, gpu } = await engine.translate(message.texts, message.options, controller.signal, onSentences);
     port.post({ type: 'result', id: message.id, results, translateMs, backend, gpu }, transferables(results));
   } catch (e) {
     port.post({ type: 'error', id: message.id, message: messageOf(e) });

@@ -191,6 +191,16 @@ export interface Hypothesis {
   score: number;
 }
 
+/** One item of translateStream(): the sentence as translate() gives it, and where it belongs. */
+export interface StreamedSentence extends SentenceTranslation {
+  /** Which input text (0 for a string). */
+  paragraph: number;
+  /** Which of that text's sentences: translate()'s `sentences[index]`. */
+  index: number;
+  /** What the text's translation has before this sentence: '' (its first), ' ' or line breaks. */
+  separator: string;
+}
+
 export interface SentenceTranslation {
   /** The sentence as split from the input. */
   source: string;
@@ -313,6 +323,13 @@ export class Translator {
   readonly info: TranslatorInfo;
   translate(text: string, options?: TranslateOptions): Promise<Translation>;
   translate(texts: string[], options?: TranslateOptions): Promise<Translation[]>;
+  /**
+   * Translates like translate() and yields each sentence as soon as it is done, in input order
+   * (`for await (const s of t.translateStream(text))`). The request queues as translate()'s do.
+   * Bad arguments throw at the call; an abort makes the iterator throw the signal's reason (an
+   * AbortError by default) and stops the engine's work on it, as leaving the loop early does.
+   */
+  translateStream(text: string | string[], options?: TranslateOptions): AsyncGenerator<StreamedSentence, void, undefined>;
   /** Stops the engine; queued and running requests reject with TranslatorDisposedError. */
   dispose(): void;
 }

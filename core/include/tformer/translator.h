@@ -197,7 +197,8 @@ class TranslationSession {
   // The sentences whose translation ended since the last call, each once, in the order they
   // ended (sentences of one batch end at different steps; batches go shortest first): a caller
   // can show each before the request is done. By the time next() says kDone every sentence has
-  // ended; the results() it takes part in are the same.
+  // ended; the results() it takes part in are the same. None with TranslateOptions::html (a
+  // text's markup is placed once all its sentences are done).
   std::vector<CompletedSentence> take_completed();
 
   size_t d_model() const;

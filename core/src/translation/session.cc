@@ -242,6 +242,9 @@ void TranslationSession::Impl::collect() {
   for (auto& [s, hyps] : search_->take_finished()) {
     const size_t u = batches_[batch_][s];
     done_[u] = m_->responses->sentence(segments_[u], hyps);
+    // HTML hands out nothing: a text's markup is placed once all its blocks are done (and its
+    // segments count blocks, not texts).
+    if (options_.html) continue;
     // A copy: assemble() moves done_ into the results at the end.
     CompletedSentence completed = places_[u];
     completed.sentence = done_[u];

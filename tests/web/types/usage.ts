@@ -32,6 +32,15 @@ export async function example(): Promise<string> {
   console.log(kernels, kernelsByTheOldName);
   const one: Translation = await t.translate('Hallo Welt.', { beam: 4, alignment: true, signal: new AbortController().signal });
   const many: Translation[] = await t.translate(['a', 'b']);
+  let streamed = '';
+  for await (const s of t.translateStream(['Erster Satz. Zweiter Satz.', 'b'], { signal: new AbortController().signal })) {
+    const where: [number, number] = [s.paragraph, s.index];
+    streamed += s.separator + s.text;
+    console.log(where, s.tokens.length);
+  }
+  // @ts-expect-error: a stream is iterated, not awaited as a Translation
+  const notOne: Translation = await t.translateStream('x');
+  console.log(streamed, notOne);
   const weights: Float32Array | undefined = one.alignment?.weights;
   const pieces: string[] = one.sentences[0].targetPieces;
   const ms: number = one.timings.translateMs;

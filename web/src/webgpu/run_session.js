@@ -11,10 +11,14 @@
 
 // session: a Module.TranslationSession; backend: a WebGpuBackend or null. Options:
 //   signal  an AbortSignal: the translation stops before its next step with signal.reason
+//   onCompleted  (completed) => void: called with `need.completed` of each step that ended
+//           sentences (streaming; wasm/bindings.cc JsSession::next)
 // Resolves to what session.results() returns (one result per input text, as translate()).
-export async function runSession(session, backend = null, { signal } = {}) {
+export async function runSession(session, backend = null, { signal, onCompleted } = {}) {
   try {
-    for (let need = session.next(); need.kind !== 'done'; need = session.next()) {
+    for (let need = session.next(); ; need = session.next()) {
+      if (need.completed) onCompleted?.(need.completed);
+      if (need.kind === 'done') break;
       signal?.throwIfAborted();
       if (backend?.usable && (await answerOnGpu(session, need, backend))) continue;
       session.computeOnCpu();

@@ -1,0 +1,133 @@
+// translateStream() (node --test): each sentence comes out as soon as it is done, in input order,
+// equal to the same sentence of translate()'s result; an abort midway (the signal, or leaving the
+// loop) throws the signal's reason and stops the engine's work on it; bad arguments throw at once.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { fixturePath, golden, importPackage } from './helpers.mjs';
+
+let pkg;
+const open = [];
+before(async () => { pkg = await importPackage(); });
+after(() => { for (const t of open) t.dispose(); });
+
+async function create(options) {
+  const t = await pkg.Translator.create(options);
+  open.push(t);
+  return t;
+}
+
+// Everything translate() says of a sentence, comparable with deepEqual.
+const plain = (s) => ({
+  source: s.source, text: s.text, score: s.score, tokens: Array.from(s.tokens), sourceTokens: Array.from(s.sourceTokens),
+  sourcePieces: s.sourcePieces, targetPieces: s.targetPieces,
+  alignment: s.alignment && { ...s.alignment, weights: Array.from(s.alignment.weights) },
+  nbest: s.nbest?.map((h) => ({ text: h.text, score: h.score, tokens: Array.from(h.tokens) })),
+});
+
+async function collect(iterator) {
+  const items = [];
+  for await (const item of iterator) items.push(item);
+  return items;
+}
+
+for (const variant of ['threaded', 'single']) {
+  test(`${variant}: sentences come in input order, each equal to translate()'s`, async () => {
+    const t = await create({ model: fixturePath('marian'), variant, threads: 2 });
+    const s = golden('marian').sentences.map((x) => x.text);
+    // The fixture's sentences end at different steps (30, 1 and 28 tokens for the first three):
+    // the iterator holds the early ones back until their turn. Sentences of one text, lines, an
+    // empty text.
+    const texts = [`${s[0]} ${s[1]} ${s[2]}`, '', `${s[3]}\n\n${s[4]}`, s[5]];
+    for (const options of [{}, { alignment: true }, { beam: 4, nbest: 2 }]) {
+      const expected = await t.translate(texts, options);
+      const items = await collect(t.translateStream(texts, options));
+      const want = expected.flatMap((r, paragraph) => r.sentences.map((sentence, index) => ({ paragraph, index, sentence })));
+      assert.equal(items.length, want.length, JSON.stringify(options));
+      items.forEach((item, i) => {
+        assert.equal(item.paragraph, want[i].paragraph, `item ${i}`);
+        assert.equal(item.index, want[i].index, `item ${i}`);
+        assert.deepEqual(plain(item), plain(want[i].sentence), `item ${i} ${JSON.stringify(options)}`);
+      });
+      // The separators join the sentences into translate()'s texts.
+      const joined = texts.map(() => '');
+      for (const item of items) joined[item.paragraph] += item.separator + item.text;
+      assert.deepEqual(joined, expected.map((r) => r.text));
+      assert.deepEqual(items.map((x) => x.separator), ['', ' ', ' ', '', '\n\n', '']);
+    }
+    // A string is one text.
+    const one = await collect(t.translateStream(s[0]));
+    assert.deepEqual(one.map(plain), (await t.translate(s[0])).sentences.map(plain));
+    assert.equal(t.info.restarts, 0);
+  });
+}
+
+test('sentences come out while the request still runs, and an abort midway stops it', async () => {
+  const t = await create({ model: fixturePath('marian'), threads: 1 });
+  // 3000 equal sentences: several encoder batches, the first done long before the last.
+  const huge = 'Hund Katze spielen im Schnee. '.repeat(3000);
+  const [first] = (await t.translate('Hund Katze spielen im Schnee.')).sentences;
+
+  const controller = new AbortController();
+  const items = [];
+  let runningAtFirst = null;
+  await assert.rejects(async () => {
+    for await (const item of t.translateStream(huge, { signal: controller.signal })) {
+      if (items.length === 0) runningAtFirst = t.info.queued;
+      items.push(item);
+      assert.deepEqual(plain(item), plain(first));
+      assert.equal(item.index, items.length - 1);
+      if (items.length === 5) controller.abort();
+    }
+  }, { name: 'AbortError' });
+  assert.equal(runningAtFirst, 1, 'the first sentence came while its request was running');
+  assert.equal(items.length, 5, 'nothing after the abort');
+  assert.equal(t.info.restarts, 1, 'the engine stopped working on it (its Worker was replaced)');
+  assert.equal(t.info.queued, 0);
+  // The signal's own reason is what the iterator throws.
+  const reason = new Error('enough');
+  const withReason = new AbortController();
+  await assert.rejects(async () => {
+    for await (const item of t.translateStream(huge, { signal: withReason.signal })) {
+      assert.ok(item);
+      withReason.abort(reason);
+    }
+  }, (e) => e === reason);
+  assert.equal(t.info.restarts, 2);
+
+  // Leaving the loop early stops the request too; the translator goes on.
+  for await (const item of t.translateStream(huge)) {
+    assert.equal(item.text, first.text);
+    break;
+  }
+  assert.equal(t.info.restarts, 3);
+  // An aborted signal throws before anything is queued.
+  await assert.rejects(collect(t.translateStream('x', { signal: AbortSignal.abort() })), { name: 'AbortError' });
+  assert.equal(t.info.restarts, 3);
+  assert.equal((await t.translate('Die Katze schläft.')).text, golden('marian').sentences[2].greedy.text);
+});
+
+test('streams queue with translate() requests in call order', async () => {
+  const t = await create({ model: fixturePath('marian'), threads: 1 });
+  const s = golden('marian').sentences;
+  const order = [];
+  const a = t.translate(s[0].text).then(() => order.push('a'));
+  const streamed = collect(t.translateStream([s[1].text, s[2].text])).then((items) => { order.push('stream'); return items; });
+  const b = t.translate(s[3].text).then(() => order.push('b'));
+  const [items] = await Promise.all([streamed, a, b]);
+  assert.deepEqual(order, ['a', 'stream', 'b']);
+  assert.deepEqual(items.map((x) => x.text), [s[1].greedy.text, s[2].greedy.text]);
+});
+
+test('bad arguments throw at the call, before anything is queued', async () => {
+  const t = await create({ model: fixturePath('marian'), threads: 1 });
+  assert.throws(() => t.translateStream(42), /text must be a string or an array of strings/);
+  assert.throws(() => t.translateStream(['a', 3]), /item 1 of the array is not a string/);
+  assert.throws(() => t.translateStream('x', { beam: 0 }), /option 'beam' must be between 1/);
+  assert.throws(() => t.translateStream('x', { colour: 'red' }), /unknown option 'colour'/);
+  assert.throws(() => t.translateStream('x', { signal: 'stop' }), /option 'signal' must be an AbortSignal/);
+  assert.throws(() => t.translateStream('a\uD800b'), /not valid Unicode/);
+  assert.throws(() => t.translateStream('<p>x</p>', { html: true }), /option 'html' is not supported/);
+  assert.equal(t.info.queued, 0);
+  t.dispose();
+  assert.throws(() => t.translateStream('x'), { name: 'TranslatorDisposedError' });
+});
