@@ -5,9 +5,11 @@
 //   const t = new Module.Translator(uint8ArrayOfTfmFile, threads);
 //   const results = t.translate(["Hallo Welt."], {beam: 1, maxLength: 0, nbest: 1,
 //                               returnScores: true, returnAlignment: false, splitSentences: true,
-//                               maxInputChars: 100000, maxSentenceTokens: 0});
+//                               maxInputChars: 100000, maxSentenceTokens: 0, html: false,
+//                               htmlTranslateCode: false});
 //   t.info(); t.delete();   // info().kernels: the kernel library (xnnpack); info().backend: its old name
 //   Module.defaultOptions(): that options object complete; Module.limits(): the engine's limits.
+//   Module.projectHtml(html, blocks), Module.htmlBlockTexts(html): the HTML projection alone.
 //
 // The step-wise session (web/src/webgpu/BRIDGE.md), for a backend in JS that computes the encoder
 // and the output projection (WebGPU):
@@ -30,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "tformer/html.h"
 #include "tformer/translator.h"
 
 using emscripten::val;
@@ -47,6 +50,8 @@ struct JsOptions {
   bool splitSentences = true;
   int maxInputChars = int(tformer::TranslateOptions().max_input_chars);  // per input text; 0 = no limit
   int maxSentenceTokens = 0;   // tokens per sentence piece; 0 = the model's limit
+  bool html = false;           // each text is a fragment of HTML (TranslateOptions::html)
+  bool htmlTranslateCode = false;  // with html: translate code/pre/kbd/samp too
 };
 
 tformer::TranslateOptions to_engine(const JsOptions& o) {
@@ -58,6 +63,8 @@ tformer::TranslateOptions to_engine(const JsOptions& o) {
   t.split_sentences = o.splitSentences;
   t.max_input_chars = o.maxInputChars < 0 ? 0 : size_t(o.maxInputChars);
   t.max_sentence_tokens = o.maxSentenceTokens;
+  t.html = o.html;
+  t.html_translate_code = o.htmlTranslateCode;
   return t;
 }
 
@@ -475,6 +482,46 @@ class JsTranslator {
 
 JsOptions default_options() { return JsOptions{}; }
 
+// The HTML projection on its own (tformer/html.h), for translations made elsewhere and for the
+// tests' table (tests/fixtures/html/cases.json):
+//   Module.htmlBlockTexts(html, translateCode) -> [string]: the texts of the fragment's blocks
+//   Module.projectHtml(html, [[{source, target, alignment?: [int]}, ...], ...], translateCode)
+//     -> the fragment with each block's sentences replaced by their translations
+val html_block_texts(const std::string& html, bool translate_code) {
+  return or_js_error("htmlBlockTexts", [&] { return string_array(tformer::html_block_texts(html, translate_code)); });
+}
+
+std::string project_html(const std::string& html, const val& blocks, bool translate_code) {
+  return or_js_error("projectHtml", [&] {
+    const val is_array = val::global("Array")["isArray"];
+    if (!is_array(blocks).as<bool>()) throw tformer::Error("blocks must be an array of arrays of sentences");
+    std::vector<std::vector<tformer::HtmlSentenceTranslation>> list(blocks["length"].as<size_t>());
+    for (size_t b = 0; b < list.size(); ++b) {
+      const val block = blocks[b];
+      if (!is_array(block).as<bool>()) throw tformer::Error("block " + std::to_string(b) + " is not an array");
+      for (size_t i = 0; i < block["length"].as<size_t>(); ++i) {
+        const val s = block[i];
+        const std::string where = "block " + std::to_string(b) + ", sentence " + std::to_string(i);
+        if (s.typeOf().as<std::string>() != "object" || s.isNull() || s["source"].typeOf().as<std::string>() != "string" ||
+            s["target"].typeOf().as<std::string>() != "string")
+          throw tformer::Error(where + " is not a {source: string, target: string} object");
+        tformer::HtmlSentenceTranslation h{s["source"].as<std::string>(), s["target"].as<std::string>(), {}};
+        const val a = s["alignment"];
+        if (!a.isUndefined()) {
+          if (!is_array(a).as<bool>()) throw tformer::Error(where + ": alignment must be an array of integers");
+          for (size_t t = 0; t < a["length"].as<size_t>(); ++t) {
+            if (!val::global("Number")["isInteger"](a[t]).as<bool>())
+              throw tformer::Error(where + ": alignment must be an array of integers");
+            h.alignment.push_back(a[t].as<int>());
+          }
+        }
+        list[b].push_back(std::move(h));
+      }
+    }
+    return tformer::project_html(html, list, translate_code);
+  });
+}
+
 // The engine's limits that the npm package checks up front (web/src/options.js), read from here so
 // that they are written once, in C++.
 val limits() {
@@ -493,9 +540,13 @@ EMSCRIPTEN_BINDINGS(tformer) {
       .field("returnAlignment", &JsOptions::returnAlignment)
       .field("splitSentences", &JsOptions::splitSentences)
       .field("maxInputChars", &JsOptions::maxInputChars)
-      .field("maxSentenceTokens", &JsOptions::maxSentenceTokens);
+      .field("maxSentenceTokens", &JsOptions::maxSentenceTokens)
+      .field("html", &JsOptions::html)
+      .field("htmlTranslateCode", &JsOptions::htmlTranslateCode);
   emscripten::function("defaultOptions", &default_options);
   emscripten::function("limits", &limits);
+  emscripten::function("htmlBlockTexts", &html_block_texts);
+  emscripten::function("projectHtml", &project_html);
   emscripten::class_<JsTranslator>("Translator")
       .constructor(&JsTranslator::create, emscripten::allow_raw_pointers())
       .function("translate", &JsTranslator::translate)

@@ -15,6 +15,7 @@
 
 #include "fixtures.h"
 #include "html/html.h"
+#include "tformer/html.h"
 #include "tformer/translator.h"
 
 using namespace tformer;
@@ -106,25 +107,19 @@ TagScan scan(const std::string& html) {
   return r;
 }
 
-std::vector<HtmlSentence> sentences_of(const HtmlBlock& block, const nlohmann::json& table) {
-  std::vector<HtmlSentence> out;
-  size_t from = 0;
-  for (const auto& s : table) {
-    const std::string source = s["source"], target = s["target"];
-    HtmlSentence h;
-    h.begin = block.text.find(source, from);
-    REQUIRE(h.begin != std::string::npos);
-    h.end = from = h.begin + source.size();
-    h.target = target;
-    if (s.contains("align")) {
-      const size_t ns = html_words(source).size(), nt = html_words(target).size();
-      REQUIRE(s["align"].size() == nt);
-      h.alignment.assign(nt * ns, 0.f);
-      for (size_t t = 0; t < nt; ++t) h.alignment[t * ns + s["align"][t].get<size_t>()] = 1.f;
+std::vector<std::vector<HtmlSentenceTranslation>> blocks_of(const nlohmann::json& table) {
+  std::vector<std::vector<HtmlSentenceTranslation>> blocks;
+  for (const auto& block : table) {
+    blocks.emplace_back();
+    for (const auto& s : block) {
+      HtmlSentenceTranslation h;
+      h.source = s["source"];
+      h.target = s["target"];
+      if (s.contains("align")) h.alignment = s["align"].get<std::vector<int>>();
+      blocks.back().push_back(std::move(h));
     }
-    out.push_back(std::move(h));
   }
-  return out;
+  return blocks;
 }
 
 // The parts of an input that must come out byte for byte: skipped elements' whole markup.
@@ -160,11 +155,7 @@ TEST_CASE("html: the projection table (hand-written translations and alignments)
   for (const auto& c : cases()["projection"]) {
     const std::string html = c["html"], expected = c["expected"];
     INFO(c["name"].get<std::string>() << ": " << html);
-    const HtmlFragment f = parse_html(html);
-    REQUIRE(f.blocks.size() == c["blocks"].size());
-    std::vector<std::string> blocks;
-    for (size_t b = 0; b < f.blocks.size(); ++b) blocks.push_back(render_block(f.blocks[b], sentences_of(f.blocks[b], c["blocks"][b])));
-    const std::string out = render_fragment(f, blocks);
+    const std::string out = project_html(html, blocks_of(c["blocks"]));
     CHECK(out == expected);
     check_invariants(html, out);
   }
@@ -212,6 +203,16 @@ TEST_CASE("html: bad input gets a clear error or a repair, never a crash", "[htm
   CHECK(parse_html("Hallo <b class=\"x").blocks.at(0).text == "Hallo <b class=\"x");
   CHECK(parse_html("Hallo <!-- x").blocks.at(0).atoms.size() == 1);
   CHECK(parse_html("<script>x = 1").markup.at(0) == "<script>x = 1</script>");
+  // Translations that do not fit the fragment.
+  CHECK_THROWS_WITH(project_html("<p>a</p><p>b</p>", {{{"a", "x", {}}}}), Catch::Contains("1 blocks given, the fragment has 2"));
+  CHECK_THROWS_WITH(project_html("<p>Hallo Welt</p>", {{{"Welt", "x", {}}, {"Hallo", "y", {}}}}),
+                    Catch::Contains("block 0, sentence 1: its source is not the next text of the block"));
+  CHECK_THROWS_WITH(project_html("<p>Hallo Welt</p>", {{{"Hallo Welt", "Hello world", {0}}}}),
+                    Catch::Contains("1 alignment entries for 2 target words"));
+  CHECK_THROWS_WITH(project_html("<p>Hallo Welt</p>", {{{"Hallo Welt", "Hello world", {0, 2}}}}),
+                    Catch::Contains("target word 1 is aligned to source word 2 of 2"));
+  CHECK(html_block_texts("<p>a &amp; b</p><pre>c</pre><p>d</p>") == std::vector<std::string>{"a & b", "d"});
+  CHECK(html_block_texts("<p>a</p><pre>c</pre>", true) == std::vector<std::string>{"a", "c"});
   // Sentences outside the text are the caller's error.
   const HtmlBlock b = parse_html("Hallo").blocks.at(0);
   HtmlSentence s;

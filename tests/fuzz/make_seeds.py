@@ -123,3 +123,18 @@ lines = [
 for i, data in enumerate(lines):
     for limit in range(5):
         write('cli_input', f'lines-{i}-{limit}', bytes([limit]) + data)
+
+# HTML: the fragments of the HTML table and malformed markup; the first byte picks the mode
+# (fuzz_html.cc: bit 0 skips code, bit 1 renders no translation, bit 2 draws an alignment)
+cases = json.load(open(os.path.join(fixtures, 'html', 'cases.json'), encoding='utf-8'))
+fragments = [c['html'] for c in cases['projection']] + cases['end_to_end'] + [
+    '<p>offen <b>fett <i>kursiv',
+    '<b><i>x</b></i></p></div> y <',
+    '<a href="x" title=\'y\' z=w/>Text<!-- offen',
+    '<script>nicht</scr' + 'ipt',
+    '<div>' * 70 + 'tief' + '</div>' * 70,
+    '<span>' * 60 + 'Wort <img src=a> Wort' + '</span>' * 60,
+    '&amp;&#x1F600;&#0;&#xD800;&#99999999;&nbsp;&unknown; &amp',
+]
+for i, h in enumerate(fragments):
+    write('html', f'html-{i}', bytes([i % 8]) + h.encode())

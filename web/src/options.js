@@ -5,7 +5,7 @@ import { BACKENDS, VARIANTS, MAX_THREADS } from './select.js';
 
 const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant', 'onProgress', 'onFallback', 'cache', 'signal', 'wasmBase'];
 const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'maxInputChars', 'maxSentenceTokens', 'passthrough',
-  'repetitionGuard', 'signal'];
+  'repetitionGuard', 'html', 'htmlTranslateCode', 'signal'];
 
 // The largest value of the binding's int fields (JsOptions in wasm/bindings.cc): the bound of the
 // options the engine itself limits no further.
@@ -113,6 +113,8 @@ export function engineOptions(options, limits) {
       : integer(what, 'maxInputChars', o.maxInputChars, 0, INT_FIELD_MAX),
     maxSentenceTokens: o.maxSentenceTokens === undefined ? 0
       : integer(what, 'maxSentenceTokens', o.maxSentenceTokens, 0, INT_FIELD_MAX),
+    html: o.html === undefined ? false : boolean(what, 'html', o.html),
+    htmlTranslateCode: o.htmlTranslateCode === undefined ? false : boolean(what, 'htmlTranslateCode', o.htmlTranslateCode),
     // Not fields of the binding's value object: the engine sets them with setTextHandling().
     passthrough: o.passthrough === undefined ? false : boolean(what, 'passthrough', o.passthrough),
     repetitionGuard: o.repetitionGuard === undefined ? false : boolean(what, 'repetitionGuard', o.repetitionGuard),

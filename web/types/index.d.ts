@@ -171,6 +171,18 @@ export interface TranslateOptions {
    * or a group of 2-4 tokens a third time, back to back, is not taken.
    */
   repetitionGuard?: boolean;
+  /**
+   * Each text is a fragment of HTML (default false); the result's `text` is the translated HTML.
+   * Tags, attributes, comments and entities are kept; block elements (p, div, li, td, h1...), br
+   * and hr split the text; inline elements (a, b, i, em, strong, span, sub, sup...) are placed on
+   * the translated words by the model's alignment. script, style and `translate="no"` subtrees
+   * stay as they are, and so do code, pre, kbd and samp unless `htmlTranslateCode`. Malformed
+   * markup is repaired (an unclosed element is closed, a stray end tag dropped, a bare `<` is
+   * text); nesting deeper than 256 elements is refused.
+   */
+  html?: boolean;
+  /** With `html`: translate code, pre, kbd and samp elements too (default false). */
+  htmlTranslateCode?: boolean;
   /** Cancels the request, whether queued or running. The promise rejects with the signal's reason. */
   signal?: AbortSignal;
 }

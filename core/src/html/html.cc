@@ -6,6 +6,7 @@
 #include <initializer_list>
 
 #include "tformer/error.h"
+#include "tformer/html.h"
 
 namespace tformer {
 namespace {
@@ -651,7 +652,9 @@ class BlockRenderer {
     }
     std::vector<size_t> order(atoms.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return atom_before[a] < atom_before[b]; });
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return atom_before[a] != atom_before[b] ? atom_before[a] < atom_before[b] : a < b;
+    });
     const std::string_view target(s.target);
     size_t next_atom = 0;
     e_.text(target.substr(0, tgt[0].first), path[0]);
@@ -717,6 +720,59 @@ std::string render_fragment(const HtmlFragment& fragment, const std::vector<std:
   std::string out = fragment.markup[0];
   for (size_t i = 0; i < blocks.size(); ++i) out += blocks[i] + fragment.markup[i + 1];
   return out;
+}
+
+}  // namespace tformer
+
+namespace tformer {
+
+std::vector<std::string> html_block_texts(const std::string& html, bool translate_code) {
+  HtmlOptions o;
+  o.skip_code = !translate_code;
+  std::vector<std::string> texts;
+  for (HtmlBlock& b : parse_html(html, o).blocks) texts.push_back(std::move(b.text));
+  return texts;
+}
+
+std::string project_html(const std::string& html, const std::vector<std::vector<HtmlSentenceTranslation>>& blocks,
+                         bool translate_code) {
+  HtmlOptions o;
+  o.skip_code = !translate_code;
+  const HtmlFragment f = parse_html(html, o);
+  if (blocks.size() != f.blocks.size())
+    throw Error("project_html: " + std::to_string(blocks.size()) + " blocks given, the fragment has " +
+                std::to_string(f.blocks.size()));
+  std::vector<std::string> rendered;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    std::vector<HtmlSentence> sentences;
+    size_t from = 0;
+    for (size_t i = 0; i < blocks[b].size(); ++i) {
+      const HtmlSentenceTranslation& s = blocks[b][i];
+      const std::string where = "project_html: block " + std::to_string(b) + ", sentence " + std::to_string(i);
+      HtmlSentence h;
+      h.begin = s.source.empty() ? std::string::npos : f.blocks[b].text.find(s.source, from);
+      if (h.begin == std::string::npos) throw Error(where + ": its source is not the next text of the block");
+      h.end = from = h.begin + s.source.size();
+      h.target = s.target;
+      if (!s.alignment.empty()) {
+        const size_t ns = html_words(s.source).size(), nt = html_words(s.target).size();
+        if (s.alignment.size() != nt)
+          throw Error(where + ": " + std::to_string(s.alignment.size()) + " alignment entries for " + std::to_string(nt) +
+                      " target words");
+        h.alignment.assign(nt * ns, 0.f);
+        for (size_t t = 0; t < nt; ++t) {
+          const int w = s.alignment[t];
+          if (w < -1 || w >= int(ns))
+            throw Error(where + ": target word " + std::to_string(t) + " is aligned to source word " +
+                        std::to_string(w) + " of " + std::to_string(ns));
+          if (w >= 0) h.alignment[t * ns + size_t(w)] = 1.f;
+        }
+      }
+      sentences.push_back(std::move(h));
+    }
+    rendered.push_back(render_block(f.blocks[b], sentences));
+  }
+  return render_fragment(f, rendered);
 }
 
 }  // namespace tformer

@@ -32,6 +32,7 @@ export async function example(): Promise<string> {
   console.log(kernels, kernelsByTheOldName);
   const one: Translation = await t.translate('Hallo Welt.', { beam: 4, alignment: true, signal: new AbortController().signal });
   const many: Translation[] = await t.translate(['a', 'b']);
+  const page: string = (await t.translate('<p>Hallo <b>Welt</b></p>', { html: true, htmlTranslateCode: false })).text;
   let streamed = '';
   for await (const s of t.translateStream(['Erster Satz. Zweiter Satz.', 'b'], { signal: new AbortController().signal })) {
     const where: [number, number] = [s.paragraph, s.index];
@@ -90,5 +91,7 @@ export async function example(): Promise<string> {
   await t.translate('x', { beam: '4' });
   // @ts-expect-error: unknown option
   await t.translate('x', { beamSize: 4 });
+  // @ts-expect-error: html is true or false
+  await t.translate('x', { html: 'yes' });
   return `${variant} ${many.length} ${weights?.length} ${pieces.length} ${ms}`;
 }
