@@ -22,6 +22,7 @@ from __future__ import annotations
 import glob
 import math
 import os
+import struct
 import sys
 from dataclasses import dataclass
 
@@ -32,6 +33,7 @@ from . import tfm
 from .config import ModelConfig, marian_convention
 
 LN_EPS = 1e-6
+SHORTLIST_MAGIC = 0xF11A48D5013417F5  # marian-dev's binary lexical shortlist (lex.*.s2t.bin)
 DEFAULT_MAX_POSITIONS = 512
 
 
@@ -384,13 +386,20 @@ def discover(path: str, model=None, vocabs=None, spms=None, config=None) -> dict
             sides.append((v, None))
         else:
             raise MarianError(f"vocabulary {v}: expected a .yml table or a SentencePiece .spm model")
-    if _find(["lex.*", "*.s2t.*"], folder):
-        warn(f"{folder}: the lexical shortlist is not used: the engine computes every output logit")
+    shortlist = None
+    for lex in _find(["lex.*", "*.s2t.*"], folder):
+        with open(lex, "rb") as f:
+            magic = f.read(8)
+        if len(magic) == 8 and struct.unpack("<Q", magic)[0] == SHORTLIST_MAGIC:
+            shortlist = lex
+            break
+        warn(f"{os.path.basename(lex)} is not a binary lexical shortlist (a text one?): not used")
     cfg_opts = {}
     if config:
         with open(config, encoding="utf-8") as f:
             cfg_opts = mio.parse_options(f.read(), config)
-    return {"folder": folder, "model": model, "sides": sides, "decoder": decoder, "config": cfg_opts}
+    return {"folder": folder, "model": model, "sides": sides, "decoder": decoder, "config": cfg_opts,
+            "shortlist": shortlist}
 
 
 # ---- import --------------------------------------------------------------------------------------
@@ -422,6 +431,7 @@ class _MarianModel:
     sides: list  # discover()'s (spm, vocab) paths per side
     src: Vocab
     tgt: Vocab
+    shortlist: str | None = None  # the binary lexical shortlist (lex.*.s2t.bin), if the folder has one
 
 
 @dataclass
@@ -447,7 +457,8 @@ def _read(path, model, vocabs, spms, config) -> _MarianModel:
     else:
         raise MarianError(f"{what} has no {mio.MODEL_YML} item (the architecture); give the model's "
                           "options with --config FILE (the training config.yml)")
-    return _MarianModel(model_path, what, items, opts, found["sides"], Vocab(*found["sides"][0]), Vocab(*found["sides"][1]))
+    return _MarianModel(model_path, what, items, opts, found["sides"], Vocab(*found["sides"][0]), Vocab(*found["sides"][1]),
+                        found["shortlist"])
 
 
 def _validate(m: _MarianModel, max_positions: int) -> _Plan:
@@ -646,6 +657,17 @@ def import_marian(path: str, out_path: str, model=None, vocabs=None, spms=None, 
     tables = m.src.table is not None
     tokenizer = tfm.tokenizer_section(tensors, m.src.spm_bytes, m.tgt.spm_bytes,
                                       m.src.table if tables else None, m.tgt.table if tables else None)
+    if m.shortlist:
+        # Carried unchanged as the u8 tensor "shortlist" (models/FORMAT.md), checked as the engine checks it.
+        from .shortlist import LexicalShortlist
+        with open(m.shortlist, "rb") as f:
+            blob = f.read()
+        shared = m.src.table == m.tgt.table if tables else m.src.spm_bytes == m.tgt.spm_bytes
+        try:
+            LexicalShortlist(blob, len(m.src), len(m.tgt), shared)
+        except ValueError as e:
+            raise MarianError(f"{os.path.basename(m.shortlist)}: {e}") from None
+        tensors["shortlist"] = np.frombuffer(blob, dtype=np.uint8)
     metadata = _metadata(m, plan, weights, quantized, name)
     size = tfm.write(out_path, tfm.TfmFile(plan.cfg.to_dict(), tokenizer, tensors, metadata, scales))
     return {"output": out_path, "bytes": size, "config": plan.cfg, "tokenizer": tokenizer["type"],

@@ -14,7 +14,7 @@
 // Files read: the model (`*.npz`, or `*.bin`: float32, intgemm8 with `*_QuantMultA` alphas),
 // `decoder.yml` / `config.yml` (which model and vocabularies), the vocabularies (`vocab.*.spm`,
 // `srcvocab.*.spm` + `trgvocab.*.spm`, or `*.vocab.yml` tables with `source.spm` / `target.spm`)
-// and the lexical shortlist `lex.*.s2t.bin` (validated and described, not used). A name ending in
+// and the lexical shortlist `lex.*.s2t.bin` (checked and carried in the .tfm). A name ending in
 // `.gz` is a gzip copy: it is decompressed and then known by its name without `.gz`. Other files
 // (README, LICENSE, ...) are ignored.
 #pragma once
@@ -53,12 +53,13 @@ struct MarianImportOptions {
 };
 
 // The lexical shortlist of a Firefox Translations folder (marian-dev's binary shortlist), as read
-// and checked. The engine does not use it yet: it computes every output logit.
+// and checked. The .tfm carries it (the u8 tensor "shortlist"), and the engine scores only the
+// target words it lists for a sentence (core/src/decoding/shortlist.h).
 struct MarianShortlist {
   std::string file;
   uint64_t first = 0, best = 0;  // Marian's firstNum (most frequent target words kept) and bestNum
-  uint64_t source_words = 0;     // entries of the source-word -> candidates table
-  uint64_t candidates = 0;       // target ids listed in all
+  uint64_t source_words = 0;     // source words with a list (the source vocabulary's size)
+  uint64_t candidates = 0;       // (source word, target word) pairs listed in all
 };
 
 struct MarianImport {

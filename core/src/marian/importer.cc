@@ -13,11 +13,11 @@
 #include <memory>
 #include <set>
 
+#include "decoding/shortlist.h"
 #include "marian/architecture.h"
 #include "marian/bin.h"
 #include "marian/items.h"
 #include "marian/npz.h"
-#include "marian/shortlist.h"
 #include "marian/tfm_writer.h"
 #include "marian/yaml.h"
 #include "tformer/marian.h"
@@ -39,6 +39,13 @@ std::string lower(std::string s) {
 std::string basename(const std::string& path) {
   const size_t slash = path.find_last_of("/\\");
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+// A file's name in the folder: its last path component, without .gz (a .gz copy is known by the
+// name of what it holds).
+std::string logical_name(const std::string& path) {
+  std::string n = basename(path);
+  if (n.size() > 3 && ends_with(lower(n), ".gz")) n = n.substr(0, n.size() - 3);
+  return n;
 }
 std::string stem(const std::string& name) {  // os.path.splitext(name)[0]
   const size_t dot = name.find_last_of('.');
@@ -172,7 +179,7 @@ struct Found {
 
 std::string listed_name(const Json& v, const char* what) {
   if (!v.is_string()) throw Error(std::string(what) + " lists " + repr(v) + ", not a file name");
-  return basename(v.get<std::string>());
+  return logical_name(v.get<std::string>());
 }
 
 Found discover(Folder& folder, const MarianImportOptions& opt) {
@@ -183,7 +190,7 @@ Found discover(Folder& folder, const MarianImportOptions& opt) {
       break;
     }
   }
-  std::string model = basename(opt.model);
+  std::string model = logical_name(opt.model);
   if (model.empty()) {
     const Json listed = f.decoder.contains("models") ? f.decoder["models"] : Json();
     if (truthy(listed)) {
@@ -212,7 +219,7 @@ Found discover(Folder& folder, const MarianImportOptions& opt) {
   f.model = model;
 
   std::vector<std::string> vocabs;
-  for (const auto& v : opt.vocabs) vocabs.push_back(basename(v));
+  for (const auto& v : opt.vocabs) vocabs.push_back(logical_name(v));
   if (vocabs.empty()) {
     const Json listed = f.decoder.contains("vocabs") ? f.decoder["vocabs"] : Json();
     if (truthy(listed)) {
@@ -254,7 +261,7 @@ Found discover(Folder& folder, const MarianImportOptions& opt) {
     const char* side = i == 0 ? "source" : "target";
     if (ends_with(lv, ".yml") || ends_with(lv, ".yaml") || ends_with(lv, ".json")) {
       std::string sp = opt.spms.empty() ? (i == 0 ? "source.spm" : "target.spm")
-                                        : basename(opt.spms[std::min(i, opt.spms.size() - 1)]);
+                                        : logical_name(opt.spms[std::min(i, opt.spms.size() - 1)]);
       if (!folder.has(sp)) {
         throw Error(vocabs[i] + " maps SentencePiece pieces to ids, but the " + side + " SentencePiece model " + sp +
                     " is missing (OPUS-MT ships source.spm and target.spm; or give --spm SRC [TRG])");
@@ -268,7 +275,7 @@ Found discover(Folder& folder, const MarianImportOptions& opt) {
   }
   f.shortlists = folder.find({"lex.*", "*.s2t.*"});
   if (!opt.config.empty()) {
-    const std::string c = basename(opt.config);
+    const std::string c = logical_name(opt.config);
     if (!folder.has(c)) throw Error("options file " + c + " is missing");
     f.config = parse_options(folder.text(c), c);
   }
@@ -594,7 +601,23 @@ bool is_marian_input(const std::string& path) {
   return false;
 }
 
+namespace {
+MarianImport import(const std::vector<MarianFile>& files, const MarianImportOptions& opt);
+}  // namespace
+
 MarianImport import_marian(const std::vector<MarianFile>& files, const MarianImportOptions& opt) {
+  // Library errors that get past the readers' own checks still reach the caller as tformer::Error.
+  try {
+    return import(files, opt);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("the Marian model's text is not valid (") + e.what() + ")");
+  } catch (const std::bad_alloc&) {
+    throw Error("out of memory while importing the Marian model");
+  }
+}
+
+namespace {
+MarianImport import(const std::vector<MarianFile>& files, const MarianImportOptions& opt) {
   const std::string& weights = opt.weights;
   if (weights != "keep" && weights != "f32" && weights != "f16" && weights != "int8") {
     throw Error("--weights must be keep, f32, f16 or int8, not '" + weights + "'");
@@ -960,23 +983,32 @@ MarianImport import_marian(const std::vector<MarianFile>& files, const MarianImp
   if (!alphas.empty()) metadata["marian"]["quant_mult_a"] = alphas;
   if (Json head = alignment_head(opts, arch.decoder_layers, what); !head.is_null()) metadata["alignment_head"] = head;
 
-  // The lexical shortlist: checked against the vocabularies and described; not used.
+  // The lexical shortlist (lex.*.s2t.bin): checked as the engine checks it at load, and carried
+  // in the .tfm as the u8 tensor "shortlist" (models/FORMAT.md), the file unchanged.
   Json shortlist = nullptr;
   for (const std::string& lex : found.shortlists) {
     auto [data, size] = folder.bytes(lex);
-    if (!is_binary_shortlist(data, size)) continue;
-    bool checksum_ok = false;
-    result.shortlist = read_shortlist(data, size, lex, size_t(vs), size_t(vt), checksum_ok);
+    if (size < 8 || !(data[0] == 0xF5 && data[1] == 0x17 && data[2] == 0x34 && data[3] == 0x01 && data[4] == 0xD5 &&
+                      data[5] == 0x48 && data[6] == 0x1A && data[7] == 0xF1)) {
+      warnings.push_back(lex + " is not a binary lexical shortlist (a text one?): not used");
+      continue;
+    }
+    const bool shared = src.has_table ? src.table == tgt.table : src.spm_bytes == tgt.spm_bytes;
+    try {
+      const LexicalShortlist checked(data, size, int(vs), int(vt), shared);
+      result.shortlist.first = checked.first_num();
+      result.shortlist.best = checked.best_num();
+      result.shortlist.candidates = checked.entries();
+    } catch (const Error& e) {
+      throw Error(lex + ": " + e.what());
+    }
     result.shortlist.file = lex;
+    result.shortlist.source_words = uint64_t(vs);
     result.has_shortlist = true;
-    if (!checksum_ok) warnings.push_back(lex + ": the shortlist's checksum does not match its content (Marian would refuse it)");
+    tensors.set("shortlist", bytes_tensor(std::string(reinterpret_cast<const char*>(data), size)));
     shortlist = {{"file", lex}, {"first", result.shortlist.first}, {"best", result.shortlist.best},
-                 {"source_words", result.shortlist.source_words}, {"candidates", result.shortlist.candidates},
-                 {"checksum_ok", checksum_ok}};
+                 {"source_words", result.shortlist.source_words}, {"candidates", result.shortlist.candidates}};
     break;
-  }
-  if (!found.shortlists.empty()) {
-    warnings.push_back("the lexical shortlist (" + join(found.shortlists) + ") is not used: the engine computes every output logit");
   }
 
   std::vector<std::pair<std::string, TfmTensor>> out;
@@ -1016,5 +1048,7 @@ MarianImport import_marian(const std::vector<MarianFile>& files, const MarianImp
   result.summary_json = summary.dump(-1, ' ', true);
   return result;
 }
+
+}  // namespace
 
 }  // namespace tformer

@@ -1,0 +1,158 @@
+// Marian model files written in memory for the importer's tests: a .bin writer that follows
+// marian-dev's binary.cpp layout on its own (not the importer's reader), a gzip writer (zlib), and
+// the fixture model (tests/fixtures/marian, from the PyTorch reference) spelled out as Marian
+// parameters with a hand-written name map.
+#pragma once
+
+#include <zlib.h>
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "model/model_file.h"
+#include "tformer/marian.h"
+
+namespace tformer::testing {
+
+
+struct BinItem {
+  std::string name;
+  uint64_t type;  // Marian's type code: 0x0404 float32, 0x0101 int8, 0x4101 intgemm8, ...
+  std::vector<int32_t> shape;
+  std::vector<uint8_t> data;
+};
+
+inline void put64(std::vector<uint8_t>& o, uint64_t v) {
+  for (int i = 0; i < 8; ++i) o.push_back(uint8_t(v >> (8 * i)));
+}
+
+inline std::vector<uint8_t> write_bin(const std::vector<BinItem>& items) {
+  std::vector<uint8_t> out;
+  put64(out, 1);
+  put64(out, items.size());
+  std::vector<std::vector<uint8_t>> blobs;
+  for (const auto& it : items) {
+    std::vector<uint8_t> b = it.data;
+    b.resize((b.size() + 255) / 256 * 256, 0);
+    blobs.push_back(b);
+    put64(out, it.name.size() + 1);
+    put64(out, it.type);
+    put64(out, it.shape.size());
+    put64(out, b.size());
+  }
+  for (const auto& it : items) {
+    out.insert(out.end(), it.name.begin(), it.name.end());
+    out.push_back(0);
+  }
+  for (const auto& it : items) {
+    for (int32_t d : it.shape) {
+      for (int i = 0; i < 4; ++i) out.push_back(uint8_t(uint32_t(d) >> (8 * i)));
+    }
+  }
+  const uint64_t pos = out.size();
+  const uint64_t next = ((pos + 8) / 256 + 1) * 256;
+  put64(out, next - pos - 8);
+  out.resize(next, 0);
+  for (const auto& b : blobs) out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+inline BinItem f32_item(const std::string& name, std::vector<int32_t> shape, const std::vector<float>& v) {
+  BinItem it{name, 0x0404, std::move(shape), std::vector<uint8_t>(v.size() * 4)};
+  std::memcpy(it.data.data(), v.data(), it.data.size());
+  return it;
+}
+
+inline BinItem text_item(const std::string& name, const std::string& text) {
+  BinItem it{name, 0x0101, {int32_t(text.size() + 1)}, std::vector<uint8_t>(text.begin(), text.end())};
+  it.data.push_back(0);
+  return it;
+}
+
+inline std::vector<uint8_t> gzip_bytes(const std::vector<uint8_t>& data) {
+  z_stream zs{};
+  deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::vector<uint8_t> out(deflateBound(&zs, uLong(data.size())) + 32);
+  zs.next_in = const_cast<Bytef*>(data.data());
+  zs.avail_in = uInt(data.size());
+  zs.next_out = out.data();
+  zs.avail_out = uInt(out.size());
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// The Marian options of the fixture model (tests/fixtures/marian: d 32, 4 heads, ffn 64, 2+2
+// layers, post-norm, relu, all embeddings tied).
+inline std::string fixture_options() {
+  return "type: transformer\ndim-emb: 32\nenc-depth: 2\ndec-depth: 2\ntransformer-heads: 4\n"
+         "transformer-dim-ffn: 64\ntransformer-ffn-activation: relu\ntransformer-preprocess: \"\"\n"
+         "transformer-postprocess: dan\ntransformer-postprocess-top: \"\"\ntied-embeddings-all: true\n"
+         "dim-vocabs:\n  - 256\n  - 256\n";
+}
+
+// Marian's name of a fixture tensor ("" when it has none), and whether it is stored transposed.
+inline std::string marian_name(const std::string& t, bool& transposed) {
+  static const std::regex layer(R"((encoder|decoder)\.layers\.(\d+)\.(self_attn|cross_attn|ffn)\.?(q|k|v|o|w1|w2)?\.?(weight|bias)?)");
+  static const std::regex norm(R"((encoder|decoder)\.layers\.(\d+)\.(self_attn_norm|cross_attn_norm|ffn_norm)\.(weight|bias))");
+  transposed = false;
+  if (t == "embedding.weight") return "Wemb";
+  if (t == "output_bias") return "decoder_ff_logit_out_b";
+  std::smatch m;
+  if (std::regex_match(t, m, norm)) {
+    const std::string L = m[1].str() + "_l" + std::to_string(std::stoi(m[2]) + 1);
+    const std::string block = m[3] == "self_attn_norm" ? "_self_Wo" : m[3] == "cross_attn_norm" ? "_context_Wo" : "_ffn_ffn";
+    return L + block + (m[4] == "weight" ? "_ln_scale" : "_ln_bias");
+  }
+  if (std::regex_match(t, m, layer)) {
+    const std::string L = m[1].str() + "_l" + std::to_string(std::stoi(m[2]) + 1);
+    const bool weight = m[5] == "weight";
+    transposed = weight;
+    if (m[3] == "ffn") return L + "_ffn_" + (weight ? "W" : "b") + (m[4] == "w1" ? "1" : "2");
+    return L + (m[3] == "self_attn" ? "_self_" : "_context_") + (weight ? "W" : "b") + m[4].str();
+  }
+  return "";
+}
+
+// The fixture model's parameters as Marian items (float32, no special:model.yml) and its
+// SentencePiece model.
+inline std::vector<BinItem> fixture_marian_items(const std::string& model_path, std::string& spm) {
+  const ModelFile f = ModelFile::from_path(model_path);
+  std::vector<BinItem> items;
+  for (const auto& t : f.tensors()) {
+    bool transposed = false;
+    const std::string name = marian_name(t.name, transposed);
+    if (name.empty()) continue;
+    std::vector<float> v = f.floats(t.name, t.shape);
+    if (t.shape.size() == 1) {
+      items.push_back(f32_item(name, {1, int32_t(t.shape[0])}, v));
+    } else if (transposed) {
+      const int64_t rows = t.shape[0], cols = t.shape[1];
+      std::vector<float> w(v.size());
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) w[size_t(c * rows + r)] = v[size_t(r * cols + c)];
+      items.push_back(f32_item(name, {int32_t(cols), int32_t(rows)}, w));
+    } else {
+      items.push_back(f32_item(name, {int32_t(t.shape[0]), int32_t(t.shape[1])}, v));
+    }
+  }
+  spm = f.bytes_of(f.tokenizer().source);
+  return items;
+}
+
+#ifdef TFORMER_FIXTURES_DIR
+// The fixture model as a Marian .bin (float32) plus its SentencePiece vocabulary.
+inline std::vector<MarianFile> fixture_as_marian(const std::string& options = fixture_options()) {
+  std::string spm;
+  std::vector<BinItem> items = fixture_marian_items(std::string(TFORMER_FIXTURES_DIR) + "/marian/model.tfm", spm);
+  items.push_back(text_item("special:model.yml", options));
+  return {{"model.deen.bin", write_bin(items)}, {"vocab.deen.spm", std::vector<uint8_t>(spm.begin(), spm.end())}};
+}
+#endif
+
+}  // namespace tformer::testing
