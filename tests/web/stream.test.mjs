@@ -3,7 +3,10 @@
 // loop) throws the signal's reason and stops the engine's work on it; bad arguments throw at once.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { fixturePath, golden, importPackage } from './helpers.mjs';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { fixtureBytes, fixturePath, golden, importPackage, webDir } from './helpers.mjs';
 
 let pkg;
 const open = [];
@@ -130,4 +133,30 @@ test('bad arguments throw at the call, before anything is queued', async () => {
   assert.equal(t.info.queued, 0);
   t.dispose();
   assert.throws(() => t.translateStream('x'), { name: 'TranslatorDisposedError' });
+});
+
+test('without the Worker: the engine itself hands out each sentence as it ends', async () => {
+  // Engine is what the Worker runs; here on this thread, with the single-threaded build.
+  const { Engine } = await import('../../web/src/engine.js');
+  const { engineOptions } = await import('../../web/src/options.js');
+  const dist = path.join(webDir, 'dist');
+  const engine = await Engine.create({ glueUrl: pathToFileURL(path.join(dist, 'tformer-st.mjs')).href,
+    wasmModule: await WebAssembly.compile(readFileSync(path.join(dist, 'tformer-st.wasm'))),
+    model: fixtureBytes('marian'), threads: 1, variant: 'single', backend: 'wasm' });
+  try {
+    const s = golden('marian').sentences.map((x) => x.text);
+    const texts = [`${s[0]} ${s[1]} ${s[2]}`, s[3]];
+    const options = engineOptions({ alignment: true }, engine.info().limits);
+    const calls = [];
+    const { results } = await engine.translate(texts, options, undefined, (sentences) => calls.push(sentences));
+    const items = calls.flat();
+    assert.ok(calls.length > 1, `handed out over ${calls.length} steps`);
+    // In the order their search ended (the 1-token sentence first), each once.
+    assert.deepEqual(items.map((x) => x.segment).sort(), [0, 1, 2, 3]);
+    assert.equal(items[0].segment, 1);
+    for (const item of items) assert.deepEqual(plain(item.sentence), plain(results[item.paragraph].sentences[item.index]));
+    assert.deepEqual(plain(results[0].sentences[0]), plain((await engine.translate([texts[0]], options)).results[0].sentences[0]));
+  } finally {
+    await engine.dispose();
+  }
 });
