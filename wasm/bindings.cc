@@ -10,6 +10,7 @@
 //   t.info(); t.delete();   // info().kernels: the kernel library (xnnpack); info().backend: its old name
 //   Module.defaultOptions(): that options object complete; Module.limits(): the engine's limits.
 //   Module.projectHtml(html, blocks), Module.htmlBlockTexts(html): the HTML projection alone.
+//   Module.importMarian(files, options): a Marian model folder -> .tfm bytes (see import_marian).
 //
 // The step-wise session (web/src/webgpu/BRIDGE.md), for a backend in JS that computes the encoder
 // and the output projection (WebGPU):
@@ -32,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "tformer/marian.h"
 #include "tformer/html.h"
 #include "tformer/translator.h"
 
@@ -529,6 +531,66 @@ val limits() {
                  {"defaultMaxInputChars", val(double(tformer::TranslateOptions().max_input_chars))}});
 }
 
+// A Marian model folder (Firefox Translations, OPUS-MT) -> a .tfm image (tformer/marian.h):
+//   Module.importMarian([{name: 'model.deen.intgemm.alphas.bin', bytes: Uint8Array}, ...],
+//                       {weights, model, vocabs, spms, config, maxPositions, name})   // all optional
+//   -> {tfm: Uint8Array, name, modelFile, summary: object, warnings: [string]}
+// The .tfm is what `new Translator(tfm, threads)` then loads; a .gz file is decompressed by the
+// importer (the npm package decompresses in JS first).
+val import_marian(const val& files, const val& options) {
+  return or_js_error("importMarian", [&] {
+    if (!val::global("Array").call<bool>("isArray", files))
+      throw tformer::Error("takes an array of {name, bytes} files");
+    std::vector<tformer::MarianFile> list;
+    const size_t n = files["length"].as<size_t>();
+    for (size_t i = 0; i < n; ++i) {
+      const val f = files[i];
+      if (f.typeOf().as<std::string>() != "object" || f.isNull() || f["name"].typeOf().as<std::string>() != "string" ||
+          !f["bytes"].instanceof(val::global("Uint8Array")))
+        throw tformer::Error("file " + std::to_string(i) + " is not a {name: string, bytes: Uint8Array} object");
+      tformer::MarianFile file{f["name"].as<std::string>(), std::vector<uint8_t>(f["bytes"]["length"].as<size_t>())};
+      val(emscripten::typed_memory_view(file.bytes.size(), file.bytes.data())).call<void>("set", f["bytes"]);
+      list.push_back(std::move(file));
+    }
+    tformer::MarianImportOptions o;
+    const bool given = !options.isUndefined() && !options.isNull();
+    auto text = [&](const char* key, std::string& into) {
+      if (!given || options[key].isUndefined()) return;
+      if (options[key].typeOf().as<std::string>() != "string") throw tformer::Error(std::string("option '") + key + "' must be a string");
+      into = options[key].as<std::string>();
+    };
+    auto texts = [&](const char* key, std::vector<std::string>& into) {
+      if (!given || options[key].isUndefined()) return;
+      const val v = options[key];
+      if (!val::global("Array").call<bool>("isArray", v)) throw tformer::Error(std::string("option '") + key + "' must be an array of strings");
+      for (size_t i = 0; i < v["length"].as<size_t>(); ++i) {
+        if (val(v[i]).typeOf().as<std::string>() != "string")
+          throw tformer::Error(std::string("option '") + key + "' must be an array of strings");
+        into.push_back(v[i].as<std::string>());
+      }
+    };
+    text("weights", o.weights);
+    text("model", o.model);
+    texts("vocabs", o.vocabs);
+    texts("spms", o.spms);
+    text("config", o.config);
+    text("name", o.name);
+    if (given && !options["maxPositions"].isUndefined()) {
+      if (options["maxPositions"].typeOf().as<std::string>() != "number") throw tformer::Error("option 'maxPositions' must be a number");
+      o.max_positions = options["maxPositions"].as<int>();
+    }
+    tformer::MarianImport m = tformer::import_marian(list, o);
+    list.clear();  // the folder's bytes go before the .tfm is copied out
+    list.shrink_to_fit();
+    const val tfm = val::global("Uint8Array").new_(val(emscripten::typed_memory_view(m.tfm.size(), m.tfm.data())));
+    return object({{"tfm", tfm},
+                   {"name", val(m.name)},
+                   {"modelFile", val(m.model_file)},
+                   {"summary", val::global("JSON").call<val>("parse", m.summary_json)},
+                   {"warnings", string_array(m.warnings)}});
+  });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(tformer) {
@@ -547,6 +609,7 @@ EMSCRIPTEN_BINDINGS(tformer) {
   emscripten::function("limits", &limits);
   emscripten::function("htmlBlockTexts", &html_block_texts);
   emscripten::function("projectHtml", &project_html);
+  emscripten::function("importMarian", &import_marian);
   emscripten::class_<JsTranslator>("Translator")
       .constructor(&JsTranslator::create, emscripten::allow_raw_pointers())
       .function("translate", &JsTranslator::translate)

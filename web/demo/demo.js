@@ -4,6 +4,7 @@ import { Translator, loadRegistry, withVariant, describeAdapter } from '../src/i
 import { paragraphAlignment } from '../src/alignment.js';
 import { drawHeatmap } from './heatmap.js';
 import { renderMarkdown } from './markdown.js';
+import { setupOwnModel } from './own-model.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -220,7 +221,7 @@ async function selectModel(base) {
   dropJob();
   translator?.dispose();
   translator = null;
-  const entry = variantOf(base);
+  const entry = base.own ? base : variantOf(base);  // own: a folder of own-model.js
   setState('loading');
   showError('');
   ui.source.disabled = true;
@@ -240,10 +241,10 @@ async function selectModel(base) {
   else url.searchParams.delete('weights');
   if (wantedBackend() === 'auto') url.searchParams.delete('backend');
   else url.searchParams.set('backend', wantedBackend());
-  history.replaceState(null, '', url);
+  if (!entry.own) history.replaceState(null, '', url);
   try {
     const t = await Translator.create({
-      model: entry,
+      model: entry.folder ?? entry,  // a registry entry, or a folder of own-model.js
       backend: wantedBackend(),
       onProgress: (e) => token === loadToken && onProgress(e),
       onFallback: () => {
@@ -576,6 +577,7 @@ async function main() {
   ui.weights.addEventListener('change', () => selectModel(current()));
   ui.swap.addEventListener('click', swap);
   ui.stop.addEventListener('click', stopWork);
+  setupOwnModel($('own-model'), { load: selectModel, info: () => translator?.info ?? null });
   ui.about.addEventListener('toggle', () => showCard(variantOf(current())));
   ui.source.addEventListener('input', () => {
     ui.source.dataset.example = 'no';

@@ -1,0 +1,118 @@
+// node --test tests/marian/demo_browser.test.mjs
+//
+// The demo's "Use your own model" in headless Chromium: the files of a Firefox-style Marian folder
+// (gzip copies, decompressed by the page with DecompressionStream) are picked in the file input;
+// the page imports them (the package in its Worker), shows the model's name and shape, and
+// translates; greedy translations of the plan's sentences at the matched length cap equal the
+// PyTorch reference (which Bergamot's wasm equals in Chromium: tests/marian/parity.test.mjs) and
+// the package in Node on the .tfm the Python importer writes from the same files. A truncated
+// model file gives the page's error banner with the importer's words, and the page recovers.
+// Models: package_models.mjs.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
+
+import { ROOT } from './bergamot.mjs';
+import { loadModels } from './parity.mjs';
+import { MODELS, PACKAGE_MODELS, cannotMakeModels, ensurePackageModels } from './package_models.mjs';
+import { CHROMIUM, playwrightChromium } from '../web/helpers.mjs';
+import { startServer } from '../../web/scripts/serve.mjs';
+
+const NAME = 'd64-ssru-post-swish';
+const chromium = playwrightChromium();
+
+function missing() {
+  if (!existsSync(CHROMIUM)) return `no ${CHROMIUM} (apt-get install chromium)`;
+  if (!chromium) return 'npm playwright-core is not installed in web/node_modules';
+  return cannotMakeModels();
+}
+const reason = missing();
+
+let server;
+let browser;
+let work;
+before(async () => {
+  if (reason) return;
+  ensurePackageModels();
+  work = mkdtempSync(path.join(os.tmpdir(), 'tformer-marian-demo-'));
+  server = await startServer({ port: 0, quiet: true });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--headless=new', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+async function openDemo() {
+  const page = await browser.newPage();
+  const failures = [];
+  page.on('pageerror', (e) => failures.push(e.message));
+  await page.goto(`${server.url}?sw=off&plain`);
+  // 'ready', then 'translating' and 'done' with the example sentence.
+  await page.waitForFunction(() => ['ready', 'done'].includes(document.body.dataset.state), null, { timeout: 120e3 });
+  return { page, failures };
+}
+
+test('demo, "Use your own model": a Firefox-style folder (.gz) translates as PyTorch/Bergamot and the Python-converted .tfm',
+  { skip: reason || false, timeout: 600e3 }, async () => {
+    const m = loadModels(MODELS).find((x) => x.name === NAME);
+    const folder = path.join(m.folder, 'marian');
+    // As Firefox Translations ships them: gzip copies, the language pair in the names.
+    const files = [['model.bin', 'model.deen.bin.gz'], ['vocab.spm', 'vocab.deen.spm.gz']].map(([from, to]) => {
+      writeFileSync(path.join(work, to), gzipSync(readFileSync(path.join(folder, from))));
+      return path.join(work, to);
+    });
+    const sentences = m.plan.sentences.slice(0, 24);
+    const { page, failures } = await openDemo();
+    await page.locator('#own-model summary').click();
+    await page.setInputFiles('#own-files', files);
+    await page.waitForFunction(() => /^translating with your model/.test(document.getElementById('own-status').textContent) ||
+      document.body.dataset.state === 'error', null, { timeout: 120e3 });
+    assert.notEqual(await page.evaluate(() => document.body.dataset.state), 'error', await page.locator('#error').textContent());
+    const shown = await page.locator('#own-details').textContent();
+    assert.match(shown, /d_model 64, 2 encoder \+ 2 decoder layers, 4 heads, feed-forward 256/);
+    assert.match(shown, /SSRU|ssru/i);
+    assert.match(shown, /model\.deen\.bin \(gz\)/);
+    const got = await page.evaluate(async (items) => {
+      const out = [];
+      for (const s of items) {
+        const r = await window.demoTranslator.translate(s.text, { maxLength: s.matched_max_length, splitSentences: false });
+        out.push({ text: r.text, tokens: Array.from(r.tokens) });
+      }
+      return { out, variant: window.translatorInfo.variant, from: window.demoEntry?.from };
+    }, sentences.map((s) => ({ text: s.text, matched_max_length: s.matched_max_length })));
+    assert.equal(got.from, 'de');
+    assert.deepEqual(got.out.map((r) => r.text), sentences.map((s) => s.matched.text), 'Chromium (the demo) vs PyTorch = Bergamot');
+
+    // The same sentences in Node on the Python importer's .tfm of the same files: token-identical.
+    const pkg = await import(path.join(ROOT, 'web', 'src', 'index.js'));
+    const t = await pkg.Translator.create({ model: path.join(PACKAGE_MODELS, `${NAME}.f32.tfm`), threads: 1 });
+    try {
+      for (let i = 0; i < sentences.length; i++) {
+        const r = await t.translate(sentences[i].text, { maxLength: sentences[i].matched_max_length, splitSentences: false });
+        assert.deepEqual(got.out[i].tokens, Array.from(r.tokens), `sentence ${i}: Chromium on the folder vs Node on the converted .tfm`);
+      }
+    } finally {
+      t.dispose();
+    }
+
+    // A truncated model: the page says what the importer said, then a good folder works again.
+    const bin = readFileSync(path.join(folder, 'model.bin'));
+    writeFileSync(path.join(work, 'model.bin'), bin.subarray(0, bin.length >> 1));
+    await page.setInputFiles('#own-files', [path.join(work, 'model.bin'), path.join(folder, 'vocab.spm')]);
+    await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 60e3 });
+    assert.match(await page.locator('#error').textContent(), /could not be read: model\.bin: .*truncated/);
+    assert.match(await page.locator('#own-status').textContent(), /could not be used/);
+    await page.setInputFiles('#own-files', files);
+    await page.waitForFunction(() => document.body.dataset.state !== 'error' &&
+      /^translating with your model/.test(document.getElementById('own-status').textContent), null, { timeout: 120e3 });
+    assert.deepEqual(failures, []);
+    await page.close();
+  });

@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+"""Inputs of the npm package's Marian-folder tests (tests/marian/package.test.mjs).
+
+Usage: tests/marian/make_package_models.py MODELS OUT
+  MODELS  a folder of tests/marian/make_models.py (each model's marian/ folder: model.bin, the
+          intgemm8 model.intgemm.alphas.bin, vocabularies, decoder.yml)
+  OUT     gets, per model, the Python importer's .tfm of its Marian files (NAME.f32.tfm from
+          model.bin, NAME.int8.tfm from the intgemm8 file): the "converted once" side the package's
+          direct load must equal; and two OPUS-MT style folders (model .npz with
+          special:model.yml, decoder.yml, source.spm/target.spm, *.vocab.yml tables whose ids
+          are a shuffled permutation of the SentencePiece ids, tests/marian/test_roundtrip.py's
+          OpusModel) with their imported .tfm and the PyTorch reference's translations;
+          index.json lists it all.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import test_roundtrip as rt  # noqa: E402  (OpusModel, SENTENCES; sets up models/ on sys.path)
+
+import torch  # noqa: E402
+
+from tformer import marian  # noqa: E402
+
+
+def main(argv):
+    models_dir, out = argv
+    torch.set_num_threads(1)
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(models_dir, "index.json"), encoding="utf-8") as f:
+        names = json.load(f)["models"]
+    entries = []
+    for name in names:
+        folder = os.path.join(models_dir, name, "marian")
+        for kind, file in (("f32", "model.bin"), ("int8", "model.intgemm.alphas.bin")):
+            if not os.path.exists(os.path.join(folder, file)):
+                continue
+            tfm_path = os.path.join(out, f"{name}.{kind}.tfm")
+            marian.import_marian(folder, tfm_path, model=os.path.join(folder, file))
+            entries.append({"name": name, "kind": kind, "folder": folder, "model_file": file, "tfm": tfm_path})
+    for opus, kwargs in (("opus-post", dict(seed=7)),
+                         ("opus-pre-ssru-separate", dict(seed=11, norm="pre", act="relu", dec="ssru", tie="target",
+                                                         separate=True))):
+        folder = os.path.join(out, opus)
+        ref = rt.OpusModel(folder, **kwargs)
+        tfm_path = os.path.join(out, f"{opus}.tfm")
+        marian.import_marian(folder, tfm_path)
+        expected, _ = ref.translate(rt.SENTENCES)
+        entries.append({"name": opus, "kind": "opus", "folder": folder, "model_file": None, "tfm": tfm_path,
+                        "sentences": rt.SENTENCES, "reference": expected})
+    with open(os.path.join(out, "index.json"), "w", encoding="utf-8") as f:
+        json.dump({"models": entries}, f, ensure_ascii=False, indent=1)
+    print(f"{len(entries)} models in {out}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
