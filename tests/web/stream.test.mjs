@@ -57,6 +57,10 @@ for (const variant of ['threaded', 'single']) {
       assert.deepEqual(joined, expected.map((r) => r.text));
       assert.deepEqual(items.map((x) => x.separator), ['', ' ', ' ', '', '\n\n', '']);
     }
+    // Nothing to translate: an iterator that ends at once.
+    assert.deepEqual(await collect(t.translateStream('')), []);
+    assert.deepEqual(await collect(t.translateStream([])), []);
+    assert.deepEqual(await collect(t.translateStream(['', ' \n '])), []);
     // A string is one text.
     const one = await collect(t.translateStream(s[0]));
     assert.deepEqual(one.map(plain), (await t.translate(s[0])).sentences.map(plain));
