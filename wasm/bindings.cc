@@ -54,6 +54,7 @@ struct JsOptions {
   int maxSentenceTokens = 0;   // tokens per sentence piece; 0 = the model's limit
   bool html = false;           // each text is a fragment of HTML (TranslateOptions::html)
   bool htmlTranslateCode = false;  // with html: translate code/pre/kbd/samp too
+  bool shortlist = true;       // use the model's lexical shortlist, if it has one
 };
 
 tformer::TranslateOptions to_engine(const JsOptions& o) {
@@ -67,6 +68,7 @@ tformer::TranslateOptions to_engine(const JsOptions& o) {
   t.max_sentence_tokens = o.maxSentenceTokens;
   t.html = o.html;
   t.html_translate_code = o.htmlTranslateCode;
+  t.shortlist = o.shortlist;
   return t;
 }
 
@@ -225,7 +227,7 @@ class JsSession {
       : session_(std::move(session)), options_(options) {}
 
   // {kind: 'encode', batch, length, ids: Int32Array, lengths: Int32Array}
-  // | {kind: 'project', rows, hidden: Float32Array [rows * dModel], candidates} | {kind: 'done'}
+  // | {kind: 'project', rows, hidden: Float32Array [rows * dModel], candidates, cpuOnly} | {kind: 'done'}
   // and `completed` when sentences ended in this call (streaming): [{segment, paragraph, index,
   // separator, sentence}] (TranslationSession::take_completed; sentence as in results()).
   val next() {
@@ -250,6 +252,9 @@ class JsSession {
                        {"completed", ended},
                        {"rows", val(double(rows))},
                        {"candidates", val(double(session_->candidates_per_row()))},
+                       // A shortlisted batch (TranslationSession::projects_on_cpu_only): only
+                       // computeOnCpu() may answer.
+                       {"cpuOnly", val(session_->projects_on_cpu_only())},
                        {"hidden", val(emscripten::typed_memory_view(rows * session_->d_model(), hidden))}});
       }
       return object({{"kind", val("done")}, {"completed", ended}});
@@ -604,7 +609,8 @@ EMSCRIPTEN_BINDINGS(tformer) {
       .field("maxInputChars", &JsOptions::maxInputChars)
       .field("maxSentenceTokens", &JsOptions::maxSentenceTokens)
       .field("html", &JsOptions::html)
-      .field("htmlTranslateCode", &JsOptions::htmlTranslateCode);
+      .field("htmlTranslateCode", &JsOptions::htmlTranslateCode)
+      .field("shortlist", &JsOptions::shortlist);
   emscripten::function("defaultOptions", &default_options);
   emscripten::function("limits", &limits);
   emscripten::function("htmlBlockTexts", &html_block_texts);

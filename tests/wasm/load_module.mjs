@@ -19,5 +19,5 @@ export function fixture(name, file) {
 
 export function options(overrides = {}) {
   return { beam: 1, maxLength: 0, nbest: 1, returnScores: true, returnAlignment: false, splitSentences: true, maxInputChars: 100000, maxSentenceTokens: 0,
-    html: false, htmlTranslateCode: false, ...overrides };
+    html: false, htmlTranslateCode: false, shortlist: true, ...overrides };
 }

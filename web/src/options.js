@@ -5,7 +5,7 @@ import { BACKENDS, VARIANTS, MAX_THREADS } from './select.js';
 
 const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant', 'onProgress', 'onFallback', 'cache', 'signal', 'wasmBase'];
 const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'maxInputChars', 'maxSentenceTokens', 'passthrough',
-  'repetitionGuard', 'html', 'htmlTranslateCode', 'signal'];
+  'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'signal'];
 
 // The largest value of the binding's int fields (JsOptions in wasm/bindings.cc): the bound of the
 // options the engine itself limits no further.
@@ -115,6 +115,7 @@ export function engineOptions(options, limits) {
       : integer(what, 'maxSentenceTokens', o.maxSentenceTokens, 0, INT_FIELD_MAX),
     html: o.html === undefined ? false : boolean(what, 'html', o.html),
     htmlTranslateCode: o.htmlTranslateCode === undefined ? false : boolean(what, 'htmlTranslateCode', o.htmlTranslateCode),
+    shortlist: o.shortlist === undefined ? true : boolean(what, 'shortlist', o.shortlist),
     // Not fields of the binding's value object: the engine sets them with setTextHandling().
     passthrough: o.passthrough === undefined ? false : boolean(what, 'passthrough', o.passthrough),
     repetitionGuard: o.repetitionGuard === undefined ? false : boolean(what, 'repetitionGuard', o.repetitionGuard),

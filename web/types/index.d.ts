@@ -183,6 +183,12 @@ export interface TranslateOptions {
   html?: boolean;
   /** With `html`: translate code, pre, kbd and samp elements too (default false). */
   htmlTranslateCode?: boolean;
+  /**
+   * Models with a lexical shortlist (Firefox Translations' `lex.*.s2t.bin`, imported with the
+   * model) score each sentence's shortlisted target words only, as Bergamot does: faster, and the
+   * same words Bergamot chooses. `false` scores every word of the vocabulary (default true).
+   */
+  shortlist?: boolean;
   /** Cancels the request, whether queued or running. The promise rejects with the signal's reason. */
   signal?: AbortSignal;
 }

@@ -26,7 +26,7 @@ export async function benchWasm({ model, input, variant = 'mt', threads = 1, bea
   const lines = readLines(input);
   if (!lines.length) throw new Error(`${input}: no non-empty lines`);
   const options = { beam, maxLength, nbest: 1, returnScores: true, returnAlignment: false, splitSentences: false, maxInputChars: 0, maxSentenceTokens: 0,
-    html: false, htmlTranslateCode: false };
+    html: false, htmlTranslateCode: false, shortlist: true };
 
   let t0 = performance.now();
   const M = await loadVariant(variant);

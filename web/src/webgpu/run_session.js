@@ -33,6 +33,9 @@ export async function runSession(session, backend = null, { signal, onCompleted 
 // what came back (wrong size, NaN), leaves the request pending and the backend disabled: wasm
 // then answers this request and the later ones, so the translation still completes.
 async function answerOnGpu(session, need, backend) {
+  // A batch decoded with the model's lexical shortlist projects onto a few hundred rows the GPU
+  // does not hold: wasm answers it, and the GPU stays in use for the rest.
+  if (need.cpuOnly) return false;
   try {
     if (need.kind === 'encode') session.provideEncoderOutput(await backend.encode(need));
     else if (backend.candidates) session.provideCandidates(await backend.projectCandidates(need.hidden, need.rows, need.candidates));
