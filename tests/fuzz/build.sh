@@ -11,25 +11,38 @@ CXX=${CXX:-clang++-19}
 command -v "$CXX" >/dev/null || { echo "build.sh: $CXX not found (apt-get install clang-19 libclang-rt-19-dev)"; exit 1; }
 mkdir -p "$out/obj"
 flags=(-std=c++17 -g -O2 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
-       -fno-sanitize-recover=all -Icore/include -Icore/src -Icore/cli
+       -fno-sanitize-recover=all -Icore/include -Icore/src -Icore/cli -I/usr/include/minizip
        "-DTFORMER_FUZZ_MODEL=\"$PWD/tests/fixtures/marian/model.tfm\"")
 sources=(core/src/model/model_file.cc core/src/model/config.cc core/src/util/utf8.cc
          core/src/text/tokenizer.cc core/src/text/sentence_splitter.cc core/cli/input.cc
          core/src/html/html.cc)
+# The Marian importer (fuzz_marian only): its sources and Debian's zlib, minizip and yaml-cpp.
+marian_sources=(core/src/marian/items.cc core/src/marian/gzip.cc core/src/marian/bin.cc core/src/marian/npy.cc
+                core/src/marian/npz.cc core/src/marian/yaml.cc core/src/marian/architecture.cc
+                core/src/marian/tfm_writer.cc core/src/marian/importer.cc core/src/decoding/shortlist.cc)
 objects=()
-for src in "${sources[@]}"; do
+marian_objects=()
+for src in "${sources[@]}" "${marian_sources[@]}"; do
   obj="$out/obj/$(echo "$src" | tr / _).o"
   if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ] || [ "$0" -nt "$obj" ] || \
-     [ -n "$(find core/include core/src/model core/src/util core/src/text core/src/html core/cli -name '*.h' -newer "$obj" | head -1)" ]; then
+     [ -n "$(find core/include core/src/model core/src/util core/src/text core/src/html core/src/marian \
+             core/src/decoding core/cli -name '*.h' -newer "$obj" | head -1)" ]; then
     echo "compiling $src"
     "$CXX" "${flags[@]}" -c "$src" -o "$obj"
   fi
-  objects+=("$obj")
+  case "$src" in
+    core/src/marian/*|core/src/decoding/*) marian_objects+=("$obj") ;;
+    *) objects+=("$obj") ;;
+  esac
 done
 for name in model_file text cli_input html; do
   echo "linking $out/fuzz_$name"
   "$CXX" "${flags[@]}" -fsanitize=fuzzer tests/fuzz/fuzz_$name.cc "${objects[@]}" -lsentencepiece -o "$out/fuzz_$name"
 done
+echo "linking $out/fuzz_marian"
+"$CXX" "${flags[@]}" -fsanitize=fuzzer tests/fuzz/fuzz_marian.cc "${marian_objects[@]}" "${objects[@]}" \
+  -lsentencepiece -lminizip -lz -lyaml-cpp -o "$out/fuzz_marian"
 rm -rf "$out/seeds"
 python3 tests/fuzz/make_seeds.py tests/fixtures "$out/seeds"
-echo "fuzzers in $out: fuzz_model_file fuzz_text fuzz_cli_input fuzz_html (seeds in $out/seeds)"
+/usr/bin/python3 tests/fuzz/make_marian_seeds.py tests/fixtures "$out/seeds/marian"  # numpy: the model tools
+echo "fuzzers in $out: fuzz_model_file fuzz_text fuzz_cli_input fuzz_html fuzz_marian (seeds in $out/seeds)"
