@@ -88,6 +88,8 @@ const char* kUsage =
     "                            words by the model's alignment; script, style, translate=\"no\" and\n"
     "                            code/pre/kbd/samp are kept untranslated\n"
     "  --html-translate-code     with --html: translate code, pre, kbd and samp too\n"
+    "  --no-shortlist            score the whole vocabulary even when the model has a lexical\n"
+    "                            shortlist (default: each sentence scores its shortlisted words)\n"
     "  --threads N               threads for the matrix products (default 1; 1 to 256)\n"
     "  --backend NAME            xnnpack (default: XNNPACK's fast kernels) or reference (plain C++,\n"
     "                            slow; the engine's tests check every backend against it)\n"
@@ -187,6 +189,7 @@ Args parse(int argc, char** argv) {
     else if (f == "--no-split") a.options.split_sentences = false;
     else if (f == "--html") a.options.html = true;
     else if (f == "--html-translate-code") a.options.html_translate_code = true;
+    else if (f == "--no-shortlist") a.options.shortlist = false;
     else if (f == "--on-error") {
       const std::string v = value();
       if (v == "skip") a.stop_on_error = false;

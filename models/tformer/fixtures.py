@@ -298,6 +298,10 @@ def make_shortlist_fixture(out_root: str, variants=("marian", "marian-int8"), se
         unlisted = sum(greedy(model, [s["source_ids"]], [max_target_length(cfg, len(s["source_ids"]), 2.0)])[0].tokens
                        != s["greedy"]["tokens"] for s in sentences)
         golden["models"][variant] = {"file": f"model.{variant}.tfm", "sentences": sentences}
+        # For the CLI test: the greedy translations as text, one per line of the variant's input.txt.
+        with open(os.path.join(folder, f"expected.{variant}.greedy.txt"), "w", encoding="utf-8") as fo:
+            fo.write("".join(tok.decode([t for t in s["greedy"]["tokens"] if t != cfg.eos_id]) + "\n"
+                             for s in sentences))
         print(f"shortlist/{variant}: {os.path.getsize(path)} bytes; the shortlist changes the greedy output "
               f"of {unlisted}/{len(sentences)} sentences")
     with open(os.path.join(folder, "golden.json"), "w", encoding="utf-8") as fo:
