@@ -264,10 +264,36 @@ TEST_CASE("html: end to end with the shipped de->en model", "[html]") {
   end_to_end(t, "tiny.deen");
   TranslateOptions html;
   html.html = true;
+  // The word the model gives for "drei" carries the emphasis (when it translates it as "three",
+  // as the shipped model does: a retrained model may say it otherwise).
   const std::string out = t.translate({"<p>Ich habe <em>drei</em> Katzen.</p>"}, html).at(0).text;
   INFO(out);
-  CHECK(out == "<p>I have <em>three</em> cats.</p>");
+  if (t.translate({"Ich habe drei Katzen."}, {}).at(0).text.find("three") != std::string::npos)
+    CHECK(out.find("<em>three</em>") != std::string::npos);
   // The text of a fragment without markup is the plain translation.
   const std::string plain = "Zwei Kinder spielen im Park. Ein Junge springt ins Wasser.";
   CHECK(t.translate({plain}, html).at(0).text == t.translate({plain}, {}).at(0).text);
+}
+
+TEST_CASE("html with passthrough: a span the model never saw keeps its element", "[html]") {
+  const std::string model = std::string(TFORMER_FIXTURES_DIR) + "/../../models/tiny.deen/model.tfm";
+  if (!std::ifstream(model)) {
+    WARN("no " << model << ": skipped");
+    return;
+  }
+  Translator t(model);
+  TranslateOptions o;
+  o.html = true;
+  o.passthrough = true;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"<p>Der Preis beträgt <b>12,50 €</b> heute.</p>", "<b>12,50 €</b>"},
+      {"<p>Schreib an <a href=\"mailto:anna@example.org\">anna@example.org</a> bitte.</p>",
+       "<a href=\"mailto:anna@example.org\">anna@example.org</a>"},
+  };
+  for (const auto& [html, kept] : cases) {
+    const std::string out = t.translate({html}, o).at(0).text;
+    INFO(html << " -> " << out);
+    CHECK(out.find(kept) != std::string::npos);
+    check_invariants(html, out);
+  }
 }

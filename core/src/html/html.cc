@@ -672,7 +672,8 @@ class BlockRenderer {
       // Closing punctuation stays out of the word's elements unless the source word had it inside
       // ("<a>Garten</a>." -> "<a>garden</a>.", not "<a>garden.</a>"; "<b>Hallo!</b>" -> "<b>Hello!</b>").
       const std::string_view word = target.substr(tgt[t].first, tgt[t].second - tgt[t].first);
-      size_t kept = punctuation_inside[source_of[t]] ? word.size() : word_without_closing_punctuation(word);
+      const bool inside = punctuation_inside[source_of[t]] && path[t] == src_path[source_of[t]];
+      size_t kept = inside ? word.size() : word_without_closing_punctuation(word);
       if (kept == 0) kept = word.size();  // punctuation only: it is the word
       e_.text(word.substr(0, kept), path[t]);
       e_.text(word.substr(kept), between);
