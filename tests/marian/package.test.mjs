@@ -10,11 +10,15 @@
 //   - every variant: token-identical to the package on the .tfm the Python importer
 //     (models/tfm import-marian) writes from the same files;
 //   - .gz copies (decompressed in JS with DecompressionStream) give the same;
+//   - over http: each file checked against its sha256, kept in the cache (a second load downloads
+//     nothing), progress per file;
 //   - bad files (truncated or corrupted .bin, .npz, .yml, .gz; a missing vocabulary) are refused
 //     with a ModelFormatError naming the problem, and the package stays usable.
 // Models: package_models.mjs. Skips, saying why, when a prerequisite is missing.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -215,4 +219,59 @@ test('bad files: a clear ModelFormatError (or TypeError for a bad option), no cr
       const r = await tr.translate('Ein Hund.');
       assert.equal(typeof r.text, 'string');
     });
+  });
+
+test('a folder over http: sha256 per file, the Cache API (a second load reads the cache), progress per file',
+  { skip: reason || false, timeout: 600e3 }, async () => {
+    const { MemoryCache } = await import('../web/helpers.mjs');
+    const e = entries.find((x) => x.kind === 'int8' && x.name === 'd64-std-pre-swish');
+    const served = {
+      '/deen/model.deen.intgemm.alphas.bin.gz': gzipSync(readFileSync(path.join(e.folder, 'model.intgemm.alphas.bin'))),
+      '/deen/vocab.deen.spm': readFileSync(path.join(e.folder, 'vocab.spm')),
+    };
+    const requests = [];
+    const server = http.createServer((req, res) => {
+      requests.push(req.url);
+      const body = served[req.url];
+      if (!body) return res.writeHead(404).end();
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': body.length }).end(body);
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${server.address().port}`;
+    const hash = (b) => createHash('sha256').update(b).digest('hex');
+    const files = Object.entries(served).map(([p, b]) => ({ url: base + p, sha256: hash(b), size: b.length }));
+    const cache = new MemoryCache();
+    try {
+      const events = [];
+      const texts = ['Ein Hund läuft.', 'Zwei Kinder spielen im Park.'];
+      const first = await withTranslator({ files }, async (tr) => tr.translate(texts));
+      const t = await pkg.Translator.create({ model: { files }, cache, threads: 1, onProgress: (ev) => events.push(ev) });
+      try {
+        assert.deepEqual(t.info.model.files.map((f) => [f.name, f.source, f.gzip]),
+          [['model.deen.intgemm.alphas.bin', 'network', true], ['vocab.deen.spm', 'network', false]]);
+        assert.ok(events.some((ev) => ev.phase === 'download' && ev.file === 0 && ev.files === 2 && ev.name === 'model.deen.intgemm.alphas.bin.gz'));
+        assert.ok(events.some((ev) => ev.phase === 'download' && ev.file === 1 && ev.loaded === served['/deen/vocab.deen.spm'].length));
+        assert.deepEqual((await t.translate(texts)).map((r) => r.text), first.map((r) => r.text));
+      } finally {
+        t.dispose();
+      }
+      requests.length = 0;
+      const again = await pkg.Translator.create({ model: { files }, cache, threads: 1 });
+      try {
+        assert.deepEqual(requests, [], 'the second load downloads nothing');
+        assert.equal(again.info.load.fromCache, true);
+        assert.deepEqual(again.info.model.files.map((f) => f.source), ['cache', 'cache']);
+        assert.deepEqual((await again.translate(texts)).map((r) => r.text), first.map((r) => r.text));
+      } finally {
+        again.dispose();
+      }
+      // A file that changed on the server: refused by its sha256, named.
+      served['/deen/vocab.deen.spm'] = Buffer.concat([served['/deen/vocab.deen.spm'], Buffer.from('x')]);
+      await assert.rejects(pkg.Translator.create({ model: { files: files.map(({ size, ...f }) => f) }, cache: false, threads: 1 }),
+        (err) => err.name === 'ModelLoadError' && /vocab\.deen\.spm: sha256 mismatch/.test(err.message));
+      await assert.rejects(pkg.Translator.create({ model: { files: [base + '/deen/missing.bin'] }, cache: false }),
+        (err) => err.name === 'ModelLoadError' && /HTTP 404/.test(err.message));
+    } finally {
+      server.close();
+    }
   });
