@@ -51,8 +51,10 @@ export function setupOwnModel(root, page) {
       status.textContent = 'the model could not be used: see the message above';
       return;
     }
-    // The registry's notes are about the shipped models, not this one.
+    // The registry's notes are about the shipped models, not this one; its reverse direction
+    // (swap) is unknown.
     for (const id of ['domain-note', 'test-model-note']) document.getElementById(id).hidden = true;
+    document.getElementById('swap').disabled = true;
     status.textContent = `translating with your model ${info.model.marian.name} (${info.model.marian.modelFile})`;
     describe(info);
   }
