@@ -4,7 +4,7 @@
 // (gzip copies, decompressed by the page with DecompressionStream) are picked in the file input;
 // the page imports them (the package in its Worker), shows the model's name and shape, and
 // translates; greedy translations of the plan's sentences at the matched length cap equal the
-// PyTorch reference (which Bergamot's wasm equals in Chromium: tests/marian/parity.test.mjs) and
+// PyTorch reference and Bergamot's wasm in Chromium on the same files (tests/marian/parity.mjs) and
 // the package in Node on the .tfm the Python importer writes from the same files. A truncated
 // model file gives the page's error banner with the importer's words, and the page recovers.
 // Models: package_models.mjs.
@@ -16,7 +16,7 @@ import { after, before, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 
 import { ROOT } from './bergamot.mjs';
-import { loadModels } from './parity.mjs';
+import { loadModels, openBrowser } from './parity.mjs';
 import { MODELS, PACKAGE_MODELS, cannotMakeModels, ensurePackageModels } from './package_models.mjs';
 import { CHROMIUM, playwrightChromium } from '../web/helpers.mjs';
 import { startServer } from '../../web/scripts/serve.mjs';
@@ -89,7 +89,15 @@ test('demo, "Use your own model": a Firefox-style folder (.gz) translates as PyT
       return { out, variant: window.translatorInfo.variant, from: window.demoEntry?.from };
     }, sentences.map((s) => ({ text: s.text, matched_max_length: s.matched_max_length })));
     assert.equal(got.from, 'de');
-    assert.deepEqual(got.out.map((r) => r.text), sentences.map((s) => s.matched.text), 'Chromium (the demo) vs PyTorch = Bergamot');
+    assert.deepEqual(got.out.map((r) => r.text), sentences.map((s) => s.matched.text), 'Chromium (the demo) vs PyTorch');
+    // Bergamot's wasm in Chromium on the same (uncompressed) files, at the same cap (parity.mjs).
+    const bergamot = await openBrowser(MODELS);
+    try {
+      const b = await bergamot.run({ ...m, plan: { ...m.plan, sentences } }, 'model.bin', 'float32', 1.5);
+      assert.deepEqual(got.out.map((r) => r.text), b.texts, "Chromium: the demo vs Bergamot's wasm");
+    } finally {
+      await bergamot.close();
+    }
 
     // The same sentences in Node on the Python importer's .tfm of the same files: token-identical.
     const pkg = await import(path.join(ROOT, 'web', 'src', 'index.js'));
