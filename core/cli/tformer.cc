@@ -269,13 +269,15 @@ tformer::MarianImport import_marian_model(const Args& a, const std::string& path
   };
   DIR* dir = opendir(folder.c_str());
   if (!dir) throw tformer::Error("cannot read folder '" + folder + "': " + std::strerror(errno));
-  std::vector<std::string> names;
+  std::vector<std::string> names, tfm_files;
   while (const dirent* e = readdir(dir)) {
     const std::string name = e->d_name;
     if (tformer::is_marian_input(name) && !is_directory(folder + "/" + name)) names.push_back(name);
+    if (ends_with(name, ".tfm")) tfm_files.push_back(name);
   }
   closedir(dir);
   std::sort(names.begin(), names.end());
+  std::sort(tfm_files.begin(), tfm_files.end());
   // Named files first: a --vocab given as a path wins over a file of that name in the folder.
   for (const auto& v : a.vocabs) add(v.find('/') == std::string::npos && !std::ifstream(v) ? folder + "/" + v : v);
   for (const auto& v : a.spms) add(v.find('/') == std::string::npos && !std::ifstream(v) ? folder + "/" + v : v);
@@ -284,7 +286,17 @@ tformer::MarianImport import_marian_model(const Args& a, const std::string& path
   for (const auto& v : a.vocabs) options.vocabs.push_back(name_of(v));
   for (const auto& v : a.spms) options.spms.push_back(name_of(v));
   if (!a.marian_config.empty()) options.config = name_of(a.marian_config);
-  tformer::MarianImport m = tformer::import_marian(files, options);
+  tformer::MarianImport m;
+  try {
+    m = tformer::import_marian(files, options);
+  } catch (const tformer::Error& e) {
+    if (!is_directory(path)) throw;
+    // A folder is read as a Marian model; one holding .tfm files was probably meant otherwise.
+    std::string hint;
+    for (const auto& n : tfm_files) hint += (hint.empty() ? "" : ", ") + n;
+    if (!hint.empty()) hint = " (it holds " + hint + ": a .tfm model is loaded by its file name)";
+    throw tformer::Error("model folder '" + path + "': " + e.what() + hint);
+  }
   for (const auto& w : m.warnings) std::cerr << "tformer: warning: " << w << "\n";
   return m;
 }

@@ -20,7 +20,7 @@ file(WRITE ${WORK}/cli-not-a-model.tfm "This is a text file, long enough to hold
 expect_failure(not-a-model "Hallo\n" "bad magic: this is not a .tfm model file" ${TFORMER} translate -m ${WORK}/cli-not-a-model.tfm)
 expect_failure(bad-beam "Hallo\n" "beam size must be between 1 and 64" ${TFORMER} translate --beam 0 -m ${MODEL})
 expect_failure(bad-flag "Hallo\n" "unknown option --frobnicate" ${TFORMER} translate --frobnicate -m ${MODEL})
-expect_failure(no-model "Hallo\n" "translate needs -m MODEL.tfm" ${TFORMER} translate)
+expect_failure(no-model "Hallo\n" "translate needs -m MODEL" ${TFORMER} translate)
 expect_failure(bad-number "Hallo\n" "--beam needs an integer, got 'four'" ${TFORMER} translate --beam four -m ${MODEL})
 expect_failure(unknown-command "" "unknown command 'fly'" ${TFORMER} fly)
 
