@@ -3,9 +3,9 @@
 // - "projection": a fragment, a hand-written translation of each of its sentences with a word
 //   alignment (target word -> source word), and the HTML expected, checked by hand;
 // - "end_to_end": fragments translated by real models; what must hold whatever the model says:
-//   the output is well-formed, keeps every start tag of the input (attributes and all) and makes
-//   up none, and what is not translated (script, style, translate="no", code, pre) is there byte
-//   for byte.
+//   the output is well-formed, has every start tag of the input (attributes and all) as often as
+//   the input and makes up none, each inside the same parent element (for well-formed input), and
+//   what is not translated (script, style, translate="no", code, pre) is there byte for byte.
 #include <catch.hpp>
 
 #include <fstream>
@@ -36,6 +36,7 @@ struct TagScan {
   bool well_formed = true;
   std::string problem;
   std::multiset<std::string> start_tags;
+  std::multiset<std::string> nesting;  // "parent start tag > start tag"
 };
 
 std::string lower(std::string s) {
@@ -47,7 +48,7 @@ TagScan scan(const std::string& html) {
   static const std::set<std::string> kVoid = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
                                               "meta", "param", "source", "track", "wbr"};
   TagScan r;
-  std::vector<std::string> open;
+  std::vector<std::string> open, open_tags;
   auto fail = [&](const std::string& why) {
     if (r.well_formed) r.problem = why;
     r.well_formed = false;
@@ -87,11 +88,16 @@ TagScan scan(const std::string& html) {
     const std::string tag = html.substr(i, j + 1 - i);
     i = j + 1;
     if (end) {
-      if (open.empty() || open.back() != name) fail("</" + name + "> closes " + (open.empty() ? "nothing" : open.back()));
-      else open.pop_back();
+      if (open.empty() || open.back() != name) {
+        fail("</" + name + "> closes " + (open.empty() ? "nothing" : open.back()));
+      } else {
+        open.pop_back();
+        open_tags.pop_back();
+      }
       continue;
     }
     r.start_tags.insert(tag);
+    r.nesting.insert((open_tags.empty() ? "" : open_tags.back()) + " > " + tag);
     if (kVoid.count(name) || tag.compare(tag.size() - 2, 2, "/>") == 0) continue;
     if (name == "script" || name == "style") {
       const size_t e = lower(html).find("</" + name, i);
@@ -102,6 +108,7 @@ TagScan scan(const std::string& html) {
       i = e;
     }
     open.push_back(name);
+    open_tags.push_back(tag);
   }
   if (!open.empty()) fail("<" + open.back() + "> not closed");
   return r;
@@ -143,8 +150,9 @@ void check_invariants(const std::string& in, const std::string& out) {
   CHECK(o.well_formed);
   INFO(o.problem);
   const TagScan i = scan(in);
-  for (const std::string& tag : i.start_tags) CHECK(o.start_tags.count(tag) >= 1);
-  for (const std::string& tag : o.start_tags) CHECK(i.start_tags.count(tag) >= 1);
+  // Each start tag as often as in the input, and (for a well-formed input) inside the same parent.
+  CHECK(o.start_tags == i.start_tags);
+  if (i.well_formed) CHECK(o.nesting == i.nesting);
   for (const std::string& kept : kept_verbatim(in)) CHECK(out.find(kept) != std::string::npos);
   if (i.start_tags.empty() && in.find_first_not_of(" ") != std::string::npos) CHECK(out.find_first_not_of(" ") != std::string::npos);
 }

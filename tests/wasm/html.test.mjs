@@ -47,6 +47,13 @@ for (const variant of ['st', 'mt']) {
     });
     assert.throws(() => t.translate(['<p>ok</p>', '<i>'.repeat(300)], options({ html: true, htmlTranslateCode: false })),
       /input text 2: HTML elements nest deeper than 256/);
+    // Nesting up to the limit is fine (no stack overflow in wasm's smaller stack), for block
+    // elements (each a container) as for inline ones.
+    for (const tag of ['div', 'span']) {
+      const deep = `<${tag}>`.repeat(255) + 'Hallo <i>Welt</i>' + `</${tag}>`.repeat(255);
+      const [r] = t.translate([deep], options({ html: true, htmlTranslateCode: false }));
+      checkInvariants(assert, deep, r.text);
+    }
     // Code translated on request: a block more to translate.
     const [kept] = t.translate(['<pre>Hallo</pre>'], options({ html: true, htmlTranslateCode: false }));
     assert.equal(kept.text, '<pre>Hallo</pre>');

@@ -1,7 +1,8 @@
 // The HTML translation table (tests/fixtures/html/cases.json, shared with tests/core/test_html.cc)
 // and the invariants an HTML translation keeps whatever the model says, checked by a scan of the
 // markup that does not share the engine's parser: the output's elements nest properly, every start
-// tag of the input (attributes and all) is there and none is made up, and what is not translated
+// tag of the input (attributes and all) is there as often as in the input and none is made up,
+// each inside the same parent element (for well-formed input), and what is not translated
 // (script, style, pre, code, translate="no") is there byte for byte.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,10 +18,12 @@ export function blocksOf(c) {
 
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
 
-/** {wellFormed, problem, startTags: Map(tag -> count)} */
+/** {wellFormed, problem, startTags: Map(tag -> count), nesting: Map('parent tag > tag' -> count)} */
 export function scanTags(html) {
   const startTags = new Map();
-  const open = [];
+  const nesting = new Map();
+  const count = (map, key) => map.set(key, (map.get(key) ?? 0) + 1);
+  const open = [];  // [name, start tag]
   let problem = null;
   const fail = (why) => { problem ??= why; };
   let i = 0;
@@ -54,21 +57,22 @@ export function scanTags(html) {
     const tag = html.slice(i, j + 1);
     i = j + 1;
     if (end) {
-      if (open.at(-1) !== name) fail(`</${name}> closes ${open.at(-1) ?? 'nothing'}`);
+      if (open.at(-1)?.[0] !== name) fail(`</${name}> closes ${open.at(-1)?.[0] ?? 'nothing'}`);
       else open.pop();
       continue;
     }
-    startTags.set(tag, (startTags.get(tag) ?? 0) + 1);
+    count(startTags, tag);
+    count(nesting, `${open.at(-1)?.[1] ?? ''} > ${tag}`);
     if (VOID.has(name) || tag.endsWith('/>')) continue;
     if (name === 'script' || name === 'style') {
       const e = html.toLowerCase().indexOf(`</${name}`, i);
       if (e < 0) { fail(`unclosed ${name}`); break; }
       i = e;
     }
-    open.push(name);
+    open.push([name, tag]);
   }
-  if (open.length) fail(`<${open.at(-1)}> not closed`);
-  return { wellFormed: problem === null, problem, startTags };
+  if (open.length) fail(`<${open.at(-1)[0]}> not closed`);
+  return { wellFormed: problem === null, problem, startTags, nesting };
 }
 
 /** The parts of an input that must come out byte for byte. */
@@ -90,8 +94,9 @@ export function checkInvariants(assert, input, output) {
   const o = scanTags(output);
   assert.ok(o.wellFormed, `${o.problem}: ${input} -> ${output}`);
   const i = scanTags(input);
-  for (const tag of i.startTags.keys()) assert.ok(o.startTags.has(tag), `${tag} kept: ${input} -> ${output}`);
-  for (const tag of o.startTags.keys()) assert.ok(i.startTags.has(tag), `${tag} not made up: ${input} -> ${output}`);
+  // Each start tag as often as in the input, and (for a well-formed input) inside the same parent.
+  assert.deepEqual(new Map([...o.startTags].sort()), new Map([...i.startTags].sort()), `the same start tags: ${input} -> ${output}`);
+  if (i.wellFormed) assert.deepEqual(new Map([...o.nesting].sort()), new Map([...i.nesting].sort()), `the same nesting: ${input} -> ${output}`);
   for (const kept of keptVerbatim(input)) assert.ok(output.includes(kept), `${kept} kept byte for byte: ${output}`);
   if (i.startTags.size === 0 && input.trim()) assert.ok(output.trim(), `text kept: ${input} -> ${output}`);
 }

@@ -627,6 +627,34 @@ class BlockRenderer {
         path[best_t] = element_path[size_t(id)];
       }
     }
+    // An element on two or more separate runs of target words (the translation split what it
+    // covered, or a word repeats) stays on the run that attends most to its source words; the
+    // words of the other runs leave it (and what it holds), so that each element appears once,
+    // as in the source. Outermost elements first; an element left without words is handled below.
+    std::sort(elements.begin(), elements.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first < b.first : a.second < b.second; });
+    for (const auto& [depth, id] : elements) {
+      std::vector<std::pair<size_t, size_t>> runs;  // [first, last] target words
+      for (size_t t = 0; t < nt; ++t) {
+        if (!contains(path[t], id)) continue;
+        if (!runs.empty() && runs.back().second + 1 == t) runs.back().second = t;
+        else runs.push_back({t, t});
+      }
+      if (runs.size() < 2) continue;
+      size_t keep = 0;
+      float best = -1.f;
+      for (size_t r = 0; r < runs.size(); ++r) {
+        float score = 0.f;
+        for (size_t t = runs[r].first; t <= runs[r].second; ++t)
+          for (size_t w = 0; w < ns; ++w)
+            if (contains(src_has[w], id)) score += weight(t, w);
+        if (score > best) best = score, keep = r;
+      }
+      for (size_t r = 0; r < runs.size(); ++r) {
+        if (r == keep) continue;
+        for (size_t t = runs[r].first; t <= runs[r].second; ++t)
+          path[t].resize(size_t(std::find(path[t].begin(), path[t].end(), id) - path[t].begin()));
+      }
+    }
     // Fewer target words than elements: what is still missing is kept empty at its relative place.
     std::vector<std::pair<size_t, int>> empty;  // (before target word, element)
     for (const auto& [depth, id] : elements) {

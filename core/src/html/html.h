@@ -5,9 +5,10 @@
 // text; script, style, translate="no" subtrees and, by option, code/pre are kept as they are.
 // render_block() rebuilds a block from its translated sentences: each target word takes the
 // inline elements of the source word it is aligned to, neighbouring words with the same elements
-// share one element, an element no target word got is given the word that attends most to its
-// text (Bergamot drops such a tag), and markup without text (img, comments, skipped code) goes
-// before the target word aligned to the source word after it.
+// share one element, an element the translation splits stays on the run of words that attends
+// most to it (each element appears once, as in the source), an element no target word got is
+// given the word that attends most to its text, and markup without text (img, comments, skipped
+// code) goes before the target word aligned to the source word after it.
 #pragma once
 
 #include <cstddef>
