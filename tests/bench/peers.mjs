@@ -3,7 +3,7 @@
 //
 //   node tests/bench/peers.mjs --model MODEL.tfm --input FILE [--int8-model MODEL.i8.tfm] [--lines 200]
 //        [--threads 1,2] [--beams 1,4] [--max-length N] [--runners a,b,...] [--repeat 1] [--row-timeout S]
-//        [--work DIR] [--onnx DIR] [--onnx-int8 DIR] [--marian DIR] [--json OUT.json] [--no-check]
+//        [--work DIR] [--onnx DIR] [--onnx-int8 DIR] [--marian DIR] [--shortlist LEX.s2t.bin] [--json OUT.json] [--no-check]
 //
 // f32 rows: tformer native (build/tformer bench), tformer wasm under node (threaded build at each thread
 // count, single-threaded build at 1), ONNX Runtime native (onnxruntime-node) and wasm (onnxruntime-web
@@ -27,6 +27,8 @@
 // Unless --no-check, outputs of the rows of one precision are compared with the first row that has
 // ids, token for token (tformer native through `tformer translate --scores`: text and score;
 // Bergamot, text only, by text). Differences are counted and listed by line, never fatal.
+// --shortlist: Bergamot's rows load this binary lexical shortlist (as Firefox does); tformer's rows
+// use the shortlist their .tfm carries (a Marian folder with lex.*.s2t.bin imports it), if any.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -185,7 +187,8 @@ function bergamotRow(name, label, precision) {
     run(ctx, cfg) {
       const out = join(ctx.work, `${name}.t${cfg.threads}.b${cfg.beam}.json`);
       run('node', [join(peersDir, 'bergamot.mjs'), '--marian', ctx.marian, '--tfm', ctx.model, '--input', ctx.input,
-        '--precision', gemm, '--beam', String(cfg.beam), '--max-length-factor', String(MAX_LENGTH_RATIO), '--json', out]);
+        '--precision', gemm, '--beam', String(cfg.beam), '--max-length-factor', String(MAX_LENGTH_RATIO), '--json', out,
+        ...(ctx.shortlist ? ['--shortlist', ctx.shortlist] : [])]);
       return { ...readJson(out), runner: name };
     },
   };
@@ -351,7 +354,7 @@ async function main() {
     threads: { type: 'string', default: '1,2' }, beams: { type: 'string', default: '1,4' },
     'max-length': { type: 'string', default: '0' }, runners: { type: 'string' }, repeat: { type: 'string', default: '1' },
     'row-timeout': { type: 'string', default: '0' }, work: { type: 'string' }, onnx: { type: 'string' }, 'onnx-int8': { type: 'string' },
-    marian: { type: 'string' }, json: { type: 'string' }, 'no-check': { type: 'boolean', default: false },
+    marian: { type: 'string' }, shortlist: { type: 'string' }, json: { type: 'string' }, 'no-check': { type: 'boolean', default: false },
   } });
   if (!a.model || !a.input) throw new Error('usage: peers.mjs --model MODEL.tfm --input FILE [options]; see the header');
   const work = resolve(a.work ?? mkdtempSync(join(tmpdir(), 'tformer-peers-')));
@@ -359,7 +362,7 @@ async function main() {
   const lines = readFileSync(a.input, 'utf8').split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l).slice(0, Number(a.lines));
   const ctx = { model: resolve(a.model), int8Model: a['int8-model'] ? resolve(a['int8-model']) : null,
     input: join(work, 'input.txt'), ids: join(work, 'ids.json'), work, maxLength: Number(a['max-length']),
-    onnx: null, onnxInt8: null, marian: null,
+    onnx: null, onnxInt8: null, marian: null, shortlist: a.shortlist ? resolve(a.shortlist) : null,
     runners: new Set(a.runners ? a.runners.split(',') : RUNNERS.map((r) => r.name)) };
   for (const n of ctx.runners) if (!RUNNERS.some((r) => r.name === n)) throw new Error(`--runners: unknown '${n}' (${RUNNERS.map((r) => r.name).join(', ')})`);
   writeFileSync(ctx.input, lines.join('\n') + '\n');
@@ -408,7 +411,7 @@ async function main() {
       + 'Bergamot: max-length-factor 2 x the longest source of its batch (no cap)',
     batching: 'length-sorted batches of at most 4096 padded source tokens (Bergamot: its batcher, mini-batch-words 4096)',
     repeat: Number(a.repeat), cpu: cpus()[0]?.model, cpu_features: cpuFeatures(), cores: cpus().length, loadavg_start: startLoad, loadavg_end: loadavg(),
-    node: process.version, onnx: ctx.onnx, onnx_int8: ctx.onnxInt8, marian: ctx.marian,
+    node: process.version, onnx: ctx.onnx, onnx_int8: ctx.onnxInt8, marian: ctx.marian, shortlist: ctx.shortlist,
   };
   const printable = [...rows.filter((r) => r.status !== 'pending'), ...rows.filter((r) => r.status === 'pending')];
   console.log(`CPU: ${describeCpu(meta.cpu, meta.cpu_features)}; ${meta.cores} cores`);

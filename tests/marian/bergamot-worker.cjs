@@ -5,8 +5,10 @@
 // Runs unchanged as a Node worker_threads worker and as a browser Web Worker (classic script).
 // Messages in:  {id, op: 'init', glue, wasm}           paths (Node) or URLs (browser) of the package's
 //                                                       worker/bergamot-translator-worker.{js,wasm}
-//               {id, op: 'load', model, vocabs, config} model: ArrayBuffer of a .bin; vocabs: 1 or 2
-//                                                       SentencePiece ArrayBuffers; config: {key: value}
+//               {id, op: 'load', model, vocabs, config, shortlist}
+//                                                       model: ArrayBuffer of a .bin; vocabs: 1 or 2
+//                                                       SentencePiece ArrayBuffers; config: {key: value};
+//                                                       shortlist: a binary lex.*.s2t.bin or none
 //               {id, op: 'translate', texts}            one request per text; returns the texts
 //               {id, op: 'translateBatch', texts}       all texts in one request (Bergamot batches
 //                                                       them itself); returns the texts
@@ -84,11 +86,12 @@ function yaml(config) {
   return Object.entries(config).map(([k, v]) => `${k}: ${v}`).join('\n') + '\n';
 }
 
-function load({model: modelBytes, vocabs, config}) {
+function load({model: modelBytes, vocabs, config, shortlist}) {
   if (model) model.delete();
   const list = new M.AlignedMemoryList();
   for (const v of vocabs) list.push_back(aligned(v, 64));
-  model = new M.TranslationModel(yaml(config), aligned(modelBytes, 256), aligned(new ArrayBuffer(0), 64), list, null);
+  // As Firefox loads its models: the binary shortlist's bytes, or none (an empty buffer).
+  model = new M.TranslationModel(yaml(config), aligned(modelBytes, 256), aligned(shortlist || new ArrayBuffer(0), 64), list, null);
   return true;
 }
 

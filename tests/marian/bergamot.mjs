@@ -64,8 +64,9 @@ export class BergamotNode {
     return b;
   }
 
-  async load(model, vocabs, config) {
-    return this.call('load', {model, vocabs, config});
+  // shortlist: the ArrayBuffer of a binary lexical shortlist (lex.*.s2t.bin), or null.
+  async load(model, vocabs, config, shortlist = null) {
+    return this.call('load', {model, vocabs, config, shortlist});
   }
 
   async translate(texts) {

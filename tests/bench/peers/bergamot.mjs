@@ -4,7 +4,7 @@
 //
 //   node tests/bench/peers/bergamot.mjs --marian DIR --tfm MODEL.tfm --input FILE
 //        [--precision float32|int8shiftAlphaAll] [--beam K] [--max-length-factor 2] [--mini-batch-words 4096]
-//        [--warmup 4] [--json RESULT.json]
+//        [--warmup 4] [--shortlist LEX.s2t.bin] [--json RESULT.json]
 //
 // DIR holds model.bin (float32) or model.intgemm.alphas.bin (int8shiftAlphaAll) and the vocabularies.
 // Timed ("seconds"): one translate request with all lines (Bergamot's BlockingService batches them
@@ -43,7 +43,7 @@ async function main() {
     marian: { type: 'string' }, tfm: { type: 'string' }, input: { type: 'string' },
     precision: { type: 'string', default: 'float32' }, beam: { type: 'string', default: '1' },
     'max-length-factor': { type: 'string', default: '2' }, 'mini-batch-words': { type: 'string', default: '4096' },
-    warmup: { type: 'string', default: '4' }, json: { type: 'string' },
+    warmup: { type: 'string', default: '4' }, json: { type: 'string' }, shortlist: { type: 'string' },
   } });
   if (!a.marian || !a.tfm || !a.input) throw new Error('usage: bergamot.mjs --marian DIR --tfm MODEL.tfm --input FILE [...]');
   if (!bergamotAvailable()) throw new Error('web/node_modules/@browsermt/bergamot-translator is missing');
@@ -59,7 +59,7 @@ async function main() {
   try {
     await b.load(readBuffer(modelPath), marianVocabs(a.marian).map((v) => readBuffer(join(a.marian, v))),
       bergamotConfig({ precision: a.precision, maxLengthFactor: Number(a['max-length-factor']), beamSize: beam,
-        miniBatchWords: Number(a['mini-batch-words']) }));
+        miniBatchWords: Number(a['mini-batch-words']) }), a.shortlist ? readBuffer(a.shortlist) : null);
     loadMs = performance.now() - t0;
     await b.translateBatch(texts.slice(0, Number(a.warmup)));  // model errors surface here
     t0 = performance.now();
@@ -78,7 +78,8 @@ async function main() {
   const targetTokens = counts.reduce((n, c) => n + c, 0);
   const sentences = out.length;
   const result = {
-    runner: `bergamot-${a.precision}`, engine: `bergamot-translator wasm ${b.version} (${a.precision})`,
+    runner: `bergamot-${a.precision}`, engine: `bergamot-translator wasm ${b.version} (${a.precision}${a.shortlist ? ', shortlist' : ''})`,
+    shortlist: a.shortlist ?? null,
     threads: 1, beam, max_length_factor: Number(a['max-length-factor']), mini_batch_words: Number(a['mini-batch-words']),
     lines: texts.length, sentences, target_tokens: targetTokens, target_tokens_counted: 'target SentencePiece of the output text + EOS',
     seconds, sentences_per_s: sentences / seconds, tokens_per_s: targetTokens / seconds, ms_per_sentence: (1000 * seconds) / sentences,
