@@ -4,22 +4,13 @@
 #include <string>
 
 #include "tformer/error.h"
+#include "util/little_endian.h"
 
 namespace tformer {
 namespace {
 
 constexpr uint64_t kMagic = 0xF11A48D5013417F5ull;
 constexpr size_t kHeaderWords = 6;
-
-uint64_t read_u64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
-uint32_t read_u32(const uint8_t* p) {
-  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
 
 [[noreturn]] void fail(const std::string& what) { throw Error("lexical shortlist: " + what); }
 
@@ -31,11 +22,11 @@ LexicalShortlist::LexicalShortlist(const uint8_t* data, size_t size, int source_
   if (source_vocab <= 0 || target_vocab <= 0) fail("the model has no vocabulary");
   if (data == nullptr || size < kHeaderWords * 8)
     fail("the file is " + std::to_string(size) + " bytes, shorter than its 48-byte header");
-  if (read_u64(data) != kMagic) fail("not a Marian binary shortlist (its first 8 bytes are not the magic number)");
-  const uint64_t checksum = read_u64(data + 8);
-  first_num_ = read_u64(data + 16);
-  best_num_ = read_u64(data + 24);
-  const uint64_t offset_count = read_u64(data + 32), list_size = read_u64(data + 40);
+  if (load_u64_le(data) != kMagic) fail("not a Marian binary shortlist (its first 8 bytes are not the magic number)");
+  const uint64_t checksum = load_u64_le(data + 8);
+  first_num_ = load_u64_le(data + 16);
+  best_num_ = load_u64_le(data + 24);
+  const uint64_t offset_count = load_u64_le(data + 32), list_size = load_u64_le(data + 40);
   if (offset_count != uint64_t(source_vocab) + 1)
     fail("it has lists for " + std::to_string(offset_count ? offset_count - 1 : 0) +
          " source words, but the model's source vocabulary has " + std::to_string(source_vocab));
@@ -48,19 +39,19 @@ LexicalShortlist::LexicalShortlist(const uint8_t* data, size_t size, int source_
 
   // Marian's util::hashMem<uint64_t, uint64_t>: every whole uint64 after magic and checksum.
   uint64_t seed = 0;
-  for (size_t w = 2; w < size / 8; ++w) seed ^= read_u64(data + w * 8) + 0x9e3779b9ull + (seed << 6) + (seed >> 2);
+  for (size_t w = 2; w < size / 8; ++w) seed ^= load_u64_le(data + w * 8) + 0x9e3779b9ull + (seed << 6) + (seed >> 2);
   if (seed != checksum) fail("checksum mismatch (the file is corrupted)");
 
   const uint8_t* p = data + kHeaderWords * 8;
   offsets_.resize(size_t(offset_count));
-  for (size_t i = 0; i < offsets_.size(); ++i) offsets_[i] = read_u64(p + i * 8);
+  for (size_t i = 0; i < offsets_.size(); ++i) offsets_[i] = load_u64_le(p + i * 8);
   p += offsets_.size() * 8;
   if (offsets_.front() != 0 || offsets_.back() != list_size) fail("its offsets do not span its lists");
   for (size_t i = 0; i + 1 < offsets_.size(); ++i)
     if (offsets_[i] > offsets_[i + 1]) fail("its offsets decrease at source word " + std::to_string(i));
   lists_.resize(size_t(list_size));
   for (size_t j = 0; j < lists_.size(); ++j) {
-    lists_[j] = read_u32(p + j * 4);
+    lists_[j] = load_u32_le(p + j * 4);
     if (lists_[j] >= uint32_t(target_vocab))
       fail("target id " + std::to_string(lists_[j]) + " is outside the model's target vocabulary of " +
            std::to_string(target_vocab));

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "tformer/error.h"
+#include "util/little_endian.h"
 #include "util/utf8.h"
 
 namespace tformer::marian {
@@ -12,19 +13,6 @@ namespace {
 
 constexpr uint64_t kBinVersion = 1;
 constexpr uint64_t kBinAlign = 256;
-
-uint64_t u64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
-int32_t i32(const uint8_t* p) {
-  uint32_t v = uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-  int32_t s;
-  std::memcpy(&s, &v, 4);
-  return s;
-}
 
 // Marian's Type codes (src/common/types.h): the size class in the low byte.
 const char* type_name(uint64_t code) {
@@ -59,7 +47,7 @@ std::vector<MarianItem> parse_bin(const uint8_t* data, size_t size, const std::s
     return Error(what + ": not a valid Marian .bin model: " + msg);
   };
   if (size < 16) throw bad("the file has " + std::to_string(size) + " bytes (truncated?)");
-  const uint64_t version = u64(data), count = u64(data + 8);
+  const uint64_t version = load_u64_le(data), count = load_u64_le(data + 8);
   if (version != kBinVersion) {
     throw bad("binary format version " + std::to_string(version) + ", expected 1 (is this a Marian .bin file?)");
   }
@@ -71,7 +59,7 @@ std::vector<MarianItem> parse_bin(const uint8_t* data, size_t size, const std::s
   std::vector<Header> headers(count);
   size_t pos = 16;
   for (uint64_t i = 0; i < count; ++i, pos += 32) {
-    headers[i] = {u64(data + pos), u64(data + pos + 8), u64(data + pos + 16), u64(data + pos + 24)};
+    headers[i] = {load_u64_le(data + pos), load_u64_le(data + pos + 8), load_u64_le(data + pos + 16), load_u64_le(data + pos + 24)};
   }
   std::vector<MarianItem> items(count);
   for (uint64_t i = 0; i < count; ++i) {
@@ -97,14 +85,14 @@ std::vector<MarianItem> parse_bin(const uint8_t* data, size_t size, const std::s
   for (uint64_t i = 0; i < count; ++i) {
     const uint64_t ndim = headers[i].ndim;
     if (4 * ndim > size - pos) throw bad("truncated in the shape of item " + items[i].name);
-    for (uint64_t k = 0; k < ndim; ++k, pos += 4) items[i].shape.push_back(i32(data + pos));
+    for (uint64_t k = 0; k < ndim; ++k, pos += 4) items[i].shape.push_back(load_i32_le(data + pos));
     for (int64_t d : items[i].shape) {
       if (d <= 0) throw bad("item " + items[i].name + ": shape " + items[i].shape_string() +
                             " has a dimension that is not positive");
     }
   }
   if (8 > size - pos) throw bad("truncated before the data section");
-  const uint64_t padding = u64(data + pos);
+  const uint64_t padding = load_u64_le(data + pos);
   pos += 8;
   if (padding > kBinAlign || padding > size - pos) {
     throw bad("data padding of " + std::to_string(padding) + " bytes is implausible");

@@ -21,6 +21,8 @@
 #include "marian/tfm_writer.h"
 #include "marian/yaml.h"
 #include "tformer/marian.h"
+#include "util/half.h"
+#include "util/little_endian.h"
 
 namespace tformer {
 namespace marian {
@@ -326,57 +328,6 @@ class Tensors {
   std::map<std::string, size_t> index_;
 };
 
-float f32_at(const uint8_t* p) {
-  uint32_t v = uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-  float f;
-  std::memcpy(&f, &v, 4);
-  return f;
-}
-
-float half_to_float(uint16_t h) {
-  const uint32_t sign = uint32_t(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1F, mant = h & 0x3FF, bits;
-  if (exp == 0x1F) {
-    bits = sign | 0x7F800000 | (mant << 13);
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  } else if (mant == 0) {
-    bits = sign;
-  } else {
-    exp = 113;
-    while (!(mant & 0x400)) { mant <<= 1; --exp; }
-    bits = sign | (exp << 23) | ((mant & 0x3FF) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-// float32 -> binary16, rounding to nearest even (numpy's astype(float16)).
-uint16_t float_to_half(float value) {
-  uint32_t x;
-  std::memcpy(&x, &value, 4);
-  const uint16_t sign = uint16_t((x >> 16) & 0x8000);
-  const uint32_t abs = x & 0x7FFFFFFF;
-  if (abs >= 0x7F800000) return sign | 0x7C00 | (abs > 0x7F800000 ? 0x200 : 0);  // inf, nan
-  if (abs >= 0x47800000) return sign | 0x7C00;  // >= 65536: inf (65520 and up round there below)
-  if (abs < 0x38800000) {  // below 2^-14: a half subnormal, in units of 2^-24
-    if (abs < 0x33000000) return sign;  // below 2^-25: rounds to zero
-    const uint32_t e = abs >> 23;
-    const uint32_t m = (abs & 0x7FFFFF) | 0x800000;
-    const uint32_t shift = 126 - e;
-    uint32_t q = m >> shift;
-    const uint32_t rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (q & 1))) ++q;
-    return sign | uint16_t(q);
-  }
-  uint32_t r = abs - 0x38000000;  // rebias the exponent (127 -> 15)
-  const uint32_t rem = r & 0x1FFF;
-  r >>= 13;
-  if (rem > 0x1000 || (rem == 0x1000 && (r & 1))) ++r;
-  return sign | uint16_t(r);
-}
-
 Tensor f32_tensor(std::vector<int64_t> shape, std::vector<float> values) {
   Tensor t;
   t.dtype = "f32";
@@ -390,7 +341,7 @@ std::vector<float> item_floats(const MarianItem& it) {
   const int64_t n = it.elements();
   std::vector<float> out(static_cast<size_t>(n));
   if (it.type == "float32") {
-    for (int64_t i = 0; i < n; ++i) out[i] = f32_at(it.data + 4 * i);
+    for (int64_t i = 0; i < n; ++i) out[i] = load_f32_le(it.data + 4 * i);
   } else if (it.type == "float16") {
     for (int64_t i = 0; i < n; ++i) out[i] = half_to_float(uint16_t(it.data[2 * i] | it.data[2 * i + 1] << 8));
   } else {  // float64
@@ -726,7 +677,7 @@ MarianImport import(const std::vector<MarianFile>& files, const MarianImportOpti
     if (expected.count(it.name) || starts_with(it.name, "special:")) continue;
     const bool scalar_shape = it.shape == std::vector<int64_t>{1} || it.shape == std::vector<int64_t>{1, 1};
     if (ends_with(it.name, "_QuantMultA") && it.type == "float32" && scalar_shape) {
-      alphas[it.name.substr(0, it.name.size() - 11)] = double(f32_at(it.data));
+      alphas[it.name.substr(0, it.name.size() - 11)] = double(load_f32_le(it.data));
     } else {
       extra.push_back(it.name);
     }
@@ -764,7 +715,7 @@ MarianImport import(const std::vector<MarianFile>& files, const MarianImportOpti
     }
     float mult = 0.f;
     if (it.is_intgemm()) {
-      mult = f32_at(it.data + size_t(it.elements()) * type_size(it.type));
+      mult = load_f32_le(it.data + size_t(it.elements()) * type_size(it.type));
       if (!std::isfinite(mult) || mult <= 0) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%g", double(mult));

@@ -13,18 +13,13 @@
 #endif
 
 #include "tformer/error.h"
+#include "util/little_endian.h"
 #include "util/half.h"
 
 namespace tformer {
 namespace {
 
 using nlohmann::json;
-
-uint32_t read_u32(const uint8_t* p) {
-  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
-
-uint64_t read_u64(const uint8_t* p) { return uint64_t(read_u32(p)) | uint64_t(read_u32(p + 4)) << 32; }
 
 uint64_t align_up(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
 
@@ -169,11 +164,11 @@ void ModelFile::parse_unchecked() {
     fail("file is " + std::to_string(size) + " bytes, too small for a .tfm model (truncated?)");
   const uint8_t* p = bytes_.data();
   if (std::memcmp(p, kMagic, sizeof kMagic) != 0) fail("bad magic: this is not a .tfm model file");
-  const uint32_t version = read_u32(p + 8);
+  const uint32_t version = load_u32_le(p + 8);
   if (version != kVersion)
     fail("unsupported format version " + std::to_string(version) + " (this build reads version " +
          std::to_string(kVersion) + ")");
-  const uint64_t header_bytes = read_u64(p + 16);
+  const uint64_t header_bytes = load_u64_le(p + 16);
   if (header_bytes > kMaxHeaderBytes)
     fail("header length " + std::to_string(header_bytes) + " bytes is implausible (limit " +
          std::to_string(kMaxHeaderBytes) + ")");
