@@ -9,13 +9,17 @@ Usage: tests/marian/make_package_models.py MODELS OUT
           direct load must equal; and two OPUS-MT style folders (model .npz with
           special:model.yml, decoder.yml, source.spm/target.spm, *.vocab.yml tables whose ids
           are a shuffled permutation of the SentencePiece ids, tests/marian/test_roundtrip.py's
-          OpusModel) with their imported .tfm and the PyTorch reference's translations;
+          OpusModel) with their imported .tfm and the PyTorch reference's translations; and
+          a Firefox-style folder with a lexical shortlist (lex.8.12.deen.s2t.bin, random lists
+          over d64-std-post-relu's vocabulary) with its imported .tfm, which carries it;
           index.json lists it all.
 """
 from __future__ import annotations
 
 import json
 import os
+import random
+import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -24,7 +28,7 @@ import test_roundtrip as rt  # noqa: E402  (OpusModel, SENTENCES; sets up models
 
 import torch  # noqa: E402
 
-from tformer import marian  # noqa: E402
+from tformer import marian, shortlist  # noqa: E402
 
 
 def main(argv):
@@ -52,6 +56,20 @@ def main(argv):
         expected, _ = ref.translate(rt.SENTENCES)
         entries.append({"name": opus, "kind": "opus", "folder": folder, "model_file": None, "tfm": tfm_path,
                         "sentences": rt.SENTENCES, "reference": expected})
+    # A Firefox folder with its shortlist: per source id 12 target ids, ids 0-7 always (firstNum).
+    base = os.path.join(models_dir, "d64-std-post-relu", "marian")
+    if os.path.exists(base):
+        folder = os.path.join(out, "d64-std-post-relu-lex")
+        os.makedirs(folder, exist_ok=True)
+        for f in ("model.bin", "vocab.spm"):
+            shutil.copy(os.path.join(base, f), os.path.join(folder, f))
+        rng = random.Random(21)
+        with open(os.path.join(folder, "lex.8.12.deen.s2t.bin"), "wb") as f:
+            f.write(shortlist.write([rng.sample(range(256), 12) for _ in range(256)], 8, 12))
+        tfm_path = os.path.join(out, "d64-std-post-relu-lex.tfm")
+        marian.import_marian(folder, tfm_path)
+        entries.append({"name": "d64-std-post-relu-lex", "kind": "shortlist", "folder": folder, "model_file": "model.bin",
+                        "tfm": tfm_path, "plan_of": "d64-std-post-relu"})
     with open(os.path.join(out, "index.json"), "w", encoding="utf-8") as f:
         json.dump({"models": entries}, f, ensure_ascii=False, indent=1)
     print(f"{len(entries)} models in {out}")
