@@ -80,6 +80,7 @@ test('demo, "Use your own model": a Firefox-style folder (.gz) translates as PyT
     assert.match(shown, /d_model 64, 2 encoder \+ 2 decoder layers, 4 heads, feed-forward 256/);
     assert.match(shown, /SSRU|ssru/i);
     assert.match(shown, /model\.deen\.bin \(gz\)/);
+    assert.match(await page.locator('#engine').textContent(), /model model\.deen\.bin .*imported from your files/);
     const got = await page.evaluate(async (items) => {
       const out = [];
       for (const s of items) {

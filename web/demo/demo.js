@@ -137,7 +137,7 @@ function describeCompute(info) {
 function describeEngine(info, entry) {
   const build = { relaxed: 'relaxed-SIMD build (relaxed SIMD + threads)', threaded: 'threaded build (SIMD + threads)' }[info.variant] ??
     'single-threaded build (SIMD)';
-  const source = info.load.fromCache ? 'from cache' : 'downloaded';
+  const source = entry.own ? 'imported from your files' : info.load.fromCache ? 'from cache' : 'downloaded';
   ui.engine.textContent = `engine: wasm ${build}, ${info.threads} thread${info.threads > 1 ? 's' : ''}, CPU kernels: ${info.kernels === 'xnnpack' ? 'XNNPACK' : info.kernels}` +
     ` | model ${entry.id}${entry.weights ? ` (${entry.weights})` : ''} ${mib(info.load.bytes)} ${source}, ready in ${Math.round(info.load.totalMs)} ms` +
     (info.crossOriginIsolated ? '' : ' | page not cross-origin isolated');
