@@ -245,6 +245,8 @@ test('bad files: a clear ModelFormatError (or TypeError for a bad option), no cr
     for (const [model, pattern] of bad) {
       await assert.rejects(pkg.Translator.create({ model }), (err) => err instanceof TypeError && pattern.test(err.message), JSON.stringify(Object.keys(model)));
     }
+    await assert.rejects(pkg.Translator.create({ model: { files: ['x.bin'] }, sha256: '0'.repeat(64) }),
+      (err) => err instanceof TypeError && /'sha256' and 'size' per file/.test(err.message));
     // Still usable: a good folder translates.
     await withTranslator({ files: [{ name: 'model.bin', data: bin }, { name: 'vocab.spm', data: vocab }] }, async (tr) => {
       const r = await tr.translate('Ein Hund.');
