@@ -241,6 +241,8 @@ test('bad files: a clear ModelFormatError (or TypeError for a bad option), no cr
       [{ files: ['x.bin'], weights: 'f8' }, /'model\.weights' must be one of/],
       [{ files: ['x.bin'], unknown: 1 }, /unknown key 'unknown'/],
       [{ files: [{ name: 'a.spm', data: vocab }, { name: 'a.spm.gz', data: gzipSync(vocab) }] }, /two files named 'a\.spm'/],
+      [{ files: ['http://127.0.0.1:9/models/deen/'] }, /model file 0 has no file name/],
+      [{ files: [{ name: 'deen/', data: vocab }] }, /model file 0 has no file name/],
     ];
     for (const [model, pattern] of bad) {
       await assert.rejects(pkg.Translator.create({ model }), (err) => err instanceof TypeError && pattern.test(err.message), JSON.stringify(Object.keys(model)));

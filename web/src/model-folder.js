@@ -145,6 +145,7 @@ export async function loadModelFolder(request, env) {
     } else {
       const url = kind === 'url' ? entry : entry.url;
       name = (kind === 'entry' && entry.name) || nameOfUrl(url);
+      if (!name.split(/[\\/]/).pop()) throw new TypeError(`Translator.create: model file ${i} has no file name (its path ends with '/'): give it a name`);
       loaded = await loadModel({ model: url, sha256: kind === 'entry' ? entry.sha256 : undefined,
         size: kind === 'entry' ? entry.size : undefined, cache: request.cache, signal: request.signal,
         onProgress: (event) => onProgress({ ...event, name }) }, env);
@@ -153,6 +154,7 @@ export async function loadModelFolder(request, env) {
     }
     allCached &&= loaded.fromCache;
     name = name.split(/[\\/]/).pop();  // a path's last component: the importer knows files by name
+    if (!name) throw new TypeError(`Translator.create: model file ${i} has no file name (its path ends with '/'): give it a name`);
     const gzip = /\.gz$/i.test(name);
     if (gzip) {
       bytes = await gunzip(bytes, name);
