@@ -27,6 +27,7 @@
 
 #include "input.h"
 #include "tformer/marian.h"
+#include "tformer/profile.h"
 #include "tformer/translator.h"
 
 #ifndef TFORMER_VERSION
@@ -51,7 +52,10 @@ const char* kUsage =
     "      what the import found (variant, vocabularies, ignored options, shortlist, warnings).\n"
     "  tformer bench -m MODEL.tfm -i FILE [options] [--json OUT]\n"
     "      Translates FILE's non-empty lines and prints sentences/s, target tokens/s, latency and\n"
-    "      memory (--json OUT also writes them as JSON).\n"
+    "      memory (--json OUT also writes them as JSON). --profile: also where the batch's time\n"
+    "      goes, per phase (encoder, decoder self-attention, cross-attention, feed-forward, output\n"
+    "      projection, softmax/top-k, beam bookkeeping, KV-cache reorder, the rest), from timers\n"
+    "      in the engine.\n"
     "  tformer --help | --version\n"
     "\n"
     "MODEL is a .tfm file, or a Marian model as downloaded: its folder (model .npz or .bin, with\n"
@@ -116,7 +120,7 @@ struct Args {
   std::vector<std::string> positional;
   tformer::TranslateOptions options;
   tformer::TranslatorConfig config;
-  bool scores = false;
+  bool scores = false, profile = false;
   size_t batch_lines = 64;
   bool stop_on_error = false;
 };
@@ -186,6 +190,7 @@ Args parse(int argc, char** argv) {
     else if (f == "--max-chars") a.options.max_input_chars = size_t(to_int_at_least(f, value(), 0));
     else if (f == "--max-sentence-tokens") a.options.max_sentence_tokens = to_int_at_least(f, value(), 0);
     else if (f == "--scores") a.scores = true;
+    else if (f == "--profile") a.profile = true;
     else if (f == "--no-split") a.options.split_sentences = false;
     else if (f == "--html") a.options.html = true;
     else if (f == "--html-translate-code") a.options.html_translate_code = true;
@@ -209,6 +214,7 @@ Args parse(int argc, char** argv) {
     } else if (!f.empty() && f[0] == '-') usage_error("unknown option " + f);
     else a.positional.push_back(f);
   }
+  if (a.profile && a.command != "bench") usage_error("--profile is an option of bench only");
   return a;
 }
 
@@ -541,9 +547,13 @@ int cmd_bench(const Args& a) {
   // Warm-up on a few sentences (first-touch allocations, caches).
   translator.translate({lines.begin(), lines.begin() + long(std::min<size_t>(4, lines.size()))}, a.options);
 
+  tformer::profile::take();  // drops what the warm-up counted
+  tformer::profile::enable(a.profile);
   t0 = Clock::now();
   const auto out = translator.translate(lines, a.options);
   const double batch_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  tformer::profile::enable(false);
+  const std::vector<tformer::profile::PhaseTime> phases = tformer::profile::take();
   size_t target_tokens = 0, sentences = 0;
   for (const auto& t : out)
     for (const auto& s : t.sentences) {
@@ -571,6 +581,15 @@ int cmd_bench(const Args& a) {
               1000.0 * batch_s / double(sentences));
   std::printf("latency:     %zu single-line requests: median %.2f ms, p90 %.2f ms\n", latency_lines, median_ms, p90_ms);
   std::printf("peak memory: %.1f MB (resident)\n", peak_rss_mb());
+  double timed_ms = 0;
+  for (const auto& p : phases) timed_ms += p.ms;
+  const double batch_ms = 1000.0 * batch_s;
+  if (a.profile) {
+    std::printf("profile of the batch (%.1f ms):\n", batch_ms);
+    for (const auto& p : phases)
+      std::printf("  %-26s %9.1f ms %5.1f%%\n", p.name, p.ms, 100.0 * p.ms / batch_ms);
+    std::printf("  %-26s %9.1f ms %5.1f%%\n", "rest", batch_ms - timed_ms, 100.0 * (batch_ms - timed_ms) / batch_ms);
+  }
   if (!a.json.empty()) {
     std::ofstream js(a.json);
     js << "{\"model\":\"" << a.model << "\",\"backend\":\"" << translator.backend_name()
@@ -579,7 +598,13 @@ int cmd_bench(const Args& a) {
        << ",\"seconds\":" << batch_s << ",\"sentences_per_s\":" << double(sentences) / batch_s
        << ",\"tokens_per_s\":" << double(target_tokens) / batch_s << ",\"ms_per_sentence\":" << 1000.0 * batch_s / double(sentences)
        << ",\"latency_median_ms\":" << median_ms << ",\"latency_p90_ms\":" << p90_ms << ",\"load_ms\":" << load_ms
-       << ",\"peak_rss_mb\":" << peak_rss_mb() << "}\n";
+       << ",\"peak_rss_mb\":" << peak_rss_mb();
+    if (a.profile) {
+      js << ",\"profile_ms\":{";
+      for (const auto& p : phases) js << "\"" << p.name << "\":" << p.ms << ",";
+      js << "\"rest\":" << batch_ms - timed_ms << "}";
+    }
+    js << "}\n";
   }
   return 0;
 }

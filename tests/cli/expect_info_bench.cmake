@@ -13,4 +13,23 @@ string(JSON tps GET "${json}" tokens_per_s)
 if(NOT tps GREATER 0)
   message(FATAL_ERROR "bench.json has no tokens_per_s: ${json}")
 endif()
+# --profile: the batch's time per phase, in ms and % (the phases and the rest add up to the batch).
+execute_process(COMMAND ${TFORMER} bench -m ${MODEL} -i ${INPUT} --beam 2 --profile --json ${WORK}/bench.json
+                OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+foreach(phase "encoder" "decoder self-attention" "decoder cross-attention" "decoder feed-forward" "output projection"
+        "softmax/top-k" "beam bookkeeping" "KV-cache reorder" "rest")
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "\n  ${phase} +[0-9.]+ ms +[0-9.]+%")
+    message(FATAL_ERROR "bench --profile: no line for ${phase} (exit ${rc}):\n${out}")
+  endif()
+endforeach()
+file(READ ${WORK}/bench.json json)
+string(JSON ms GET "${json}" profile_ms "output projection")
+if(NOT ms GREATER 0)
+  message(FATAL_ERROR "bench.json has no profile_ms: ${json}")
+endif()
+execute_process(COMMAND ${TFORMER} translate -m ${MODEL} --profile INPUT_FILE ${INPUT} OUTPUT_VARIABLE out2
+                ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "--profile is an option of bench only")
+  message(FATAL_ERROR "translate --profile: expected a usage error, got exit ${rc}: ${err}")
+endif()
 message(STATUS "${out}")

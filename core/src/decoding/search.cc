@@ -6,6 +6,7 @@
 
 #include "kernels/ops.h"
 #include "tformer/error.h"
+#include "util/profile.h"
 
 namespace tformer {
 namespace {
@@ -109,6 +110,7 @@ float* Search::logits() {
 
 void Search::project() {
   if (!hidden_ready_) throw Error("search: project() before hidden() in this step");
+  profile::Scope timed(profile::Phase::kOutputProjection);
   if (shortlisted())
     union_projection_(hidden_.data(), rows_.size(), logits_.data());
   else
@@ -130,6 +132,7 @@ void Search::consume_logits() {
     top_.resize(rows * k);
     // Rows are independent: on the layers' thread pool, as they would otherwise be the one serial
     // part of a step (two passes over V per row).
+    profile::Scope timed(profile::Phase::kCandidates);
     decoder_.backend().parallel_for(rows, [&](size_t r) {
       const float* x = &logits_[r * V];
       float* row = &candidates_[r * stride];
@@ -142,6 +145,7 @@ void Search::consume_logits() {
         row[3 + 2 * i + 1] = float(i < found ? top[i] : config_.eos_id);
       }
     });
+    timed.stop();
     return consume_candidates(candidates_.data());
   }
   // With keep_logits (greedy, for the parity tests): the full rows, kept before the rules.
@@ -163,6 +167,7 @@ void Search::consume_shortlisted_logits() {
   gathered_.resize(rows * longest);
   candidates_.resize(rows * stride);
   top_.resize(rows * k);
+  profile::Scope timed(profile::Phase::kCandidates);
   decoder_.backend().parallel_for(rows, [&](size_t r) {
     const size_t s = size_t(rows_[r].sentence);
     const std::vector<int>& ids = shortlists_[s];
@@ -185,6 +190,7 @@ void Search::consume_shortlisted_logits() {
       row[3 + 2 * i + 1] = float(i < found ? ids[size_t(top[i])] : config_.eos_id);
     }
   });
+  timed.stop();
   if (!keep_logits_) return consume_candidates(candidates_.data());
   // keep_logits (greedy, the parity tests): the full rows, -inf outside the row's list, then the
   // candidates as above.
@@ -227,6 +233,7 @@ void Search::advance_with_candidates(const float* rows) {
 
 template <typename Candidates>
 void Search::advance(Candidates&& all_candidates) {
+  profile::Scope timed(profile::Phase::kBookkeeping);
   hidden_ready_ = false;
   // The repetition guard: a row's looping tokens are left out of its candidates.
   auto candidates = [&](size_t r, bool force_eos, auto&& visit) {
@@ -345,6 +352,7 @@ void Search::advance(Candidates&& all_candidates) {
     begin = end;
   }
   rows = std::move(next);
+  timed.stop();
   if (!rows.empty()) decoder_.select_rows(state_, parents);
 }
 

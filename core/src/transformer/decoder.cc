@@ -8,6 +8,7 @@
 #include "kernels/ops.h"
 #include "model/model_file.h"
 #include "util/gather_rows.h"
+#include "util/profile.h"
 
 namespace tformer {
 
@@ -51,6 +52,7 @@ DecoderState Decoder::start(const EncoderOutput& memory, size_t max_steps) const
   state.memory_stride = memory.max_length;
   for (size_t b = 0; b < memory.batch; ++b) state.row_sentence.push_back(int(b));
   state.layers.resize(layers_.size());
+  profile::Scope timed(profile::Phase::kCrossAttention);  // the memory's keys and values
   for (size_t l = 0; l < layers_.size(); ++l) {
     DecoderState::Layer& cache = state.layers[l];
     // Keys and values of the encoder memory, computed once per sentence and layer, for its real
@@ -141,14 +143,17 @@ void Decoder::step_hidden(DecoderState& state, const std::vector<int>& tokens, s
     float* align = (alignment && l == align_layer) ? alignment->data() : nullptr;
     residual_sublayer(backend_, placement, layer.self_norm, x, rows, d, s.residual,
                       [&](const float* in, const float* raw, float* result) {
+                        profile::Scope timed(profile::Phase::kSelfAttention);
                         self_block(layer, cache, state, in, raw_kv ? raw : in, result);
                       });
     residual_sublayer(backend_, placement, layer.cross_attn_norm, x, rows, d, s.residual,
                       [&](const float* in, const float*, float* result) {
+                        profile::Scope timed(profile::Phase::kCrossAttention);
                         cross_block(layer, cache, state, in, result, align, alignment_head_.head);
                       });
     residual_sublayer(backend_, placement, layer.ffn_norm, x, rows, d, s.residual,
                       [&](const float* in, const float*, float* result) {
+                        profile::Scope timed(profile::Phase::kFeedForward);
                         layer.ffn(in, rows, result, s.ffn_hidden);
                       });
   }
@@ -162,6 +167,7 @@ void Decoder::select_rows(DecoderState& state, const std::vector<int>& parents) 
   bool identity = n == state.rows;
   for (size_t i = 0; identity && i < n; ++i) identity = parents[i] == int(i);
   if (identity) return;
+  profile::Scope timed(profile::Phase::kCacheReorder);
   std::vector<int> sentences(n);
   for (size_t i = 0; i < n; ++i) sentences[i] = state.row_sentence[size_t(parents[i])];
   state.row_sentence = std::move(sentences);

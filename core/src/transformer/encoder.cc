@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/profile.h"
+
 namespace tformer {
 
 Encoder::Encoder(Backend& backend, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
@@ -64,6 +66,7 @@ std::vector<EncoderLayerPlan> Encoder::layer_plans() const {
 }
 
 EncoderOutput Encoder::forward(const std::vector<std::vector<int>>& sources) const {
+  profile::Scope timed(profile::Phase::kEncoder);
   EncoderOutput out;
   const size_t d = size_t(config_.d_model);
   out.batch = sources.size();
