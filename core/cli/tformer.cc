@@ -70,6 +70,8 @@ const char* kUsage =
     "  --config FILE             Marian options (YAML) for a model without special:model.yml\n"
     "  --weights W               convert: storage of matrices: keep (float32 stays f32, intgemm8\n"
     "                            becomes int8; default), f32, f16 or int8\n"
+    "  --max-positions N         the longest sequence the engine handles in one piece; longer\n"
+    "                            sentences are translated in pieces (default 512)\n"
     "  -o, --output FILE         convert: the .tfm to write\n"
     "\n"
     "options of translate and bench:\n"
@@ -117,6 +119,7 @@ struct Args {
   std::string command, model, input, json, output;
   std::vector<std::string> vocabs, spms;
   std::string marian_config, weights = "keep";
+  int max_positions = 512;
   std::vector<std::string> positional;
   tformer::TranslateOptions options;
   tformer::TranslatorConfig config;
@@ -175,6 +178,7 @@ Args parse(int argc, char** argv) {
     else if (f == "--vocab") a.vocabs.push_back(value());
     else if (f == "--spm") a.spms.push_back(value());
     else if (f == "--config") a.marian_config = value();
+    else if (f == "--max-positions") a.max_positions = to_int_at_least(f, value(), 1);
     else if (f == "--weights") {
       a.weights = value();
       if (a.weights != "keep" && a.weights != "f32" && a.weights != "f16" && a.weights != "int8")
@@ -257,6 +261,7 @@ std::string name_of(const std::string& path) {
 tformer::MarianImport import_marian_model(const Args& a, const std::string& path) {
   tformer::MarianImportOptions options;
   options.weights = a.weights;
+  options.max_positions = a.max_positions;
   std::string folder = path;
   if (!is_directory(path)) {
     struct stat st {};

@@ -194,6 +194,20 @@ def test_gz(folders):
         check(f"equal: {name} as .gz copies", one)
 
 
+def test_max_positions(folders):
+    def one():
+        folder = folders["fixture-marian-ssru"]
+        py = os.path.join(WORK, "out", "max-positions.py.tfm")
+        cpp = os.path.join(WORK, "out", "max-positions.cpp.tfm")
+        marian.import_marian(folder, py, model=os.path.join(folder, "model.bin"), max_positions=96)
+        r = run("convert", os.path.join(folder, "model.bin"), "-o", cpp, "--max-positions", "96")
+        assert r.returncode == 0, r.stderr
+        with open(py, "rb") as f1, open(cpp, "rb") as f2:
+            assert f1.read() == f2.read(), describe_difference(py, cpp)
+        assert tfm.read(cpp).config["max_positions"] == 96
+    check("equal: --max-positions", one)
+
+
 def test_translate(folders):
     def one(name, folder):
         model = "model.intgemm.alphas.bin" if os.path.exists(os.path.join(folder, "model.intgemm.alphas.bin")) \
@@ -435,6 +449,7 @@ def main(argv):
         print(f"made {len(folders)} Marian model folders in {time.time() - t0:.1f} s", flush=True)
         test_equal(folders, args.quick)
         test_gz(folders)
+        test_max_positions(folders)
         test_translate(folders)
         test_bad_files(folders)
         test_info_and_shortlist(folders)
