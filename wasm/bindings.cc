@@ -11,6 +11,8 @@
 //   Module.defaultOptions(): that options object complete; Module.limits(): the engine's limits.
 //   Module.projectHtml(html, blocks), Module.htmlBlockTexts(html): the HTML projection alone.
 //   Module.importMarian(files, options): a Marian model folder -> .tfm bytes (see import_marian).
+//   Module.profileEnable(true); ...translate...; Module.profileTake(): {phase: ms} since the last
+//   take (tformer/profile.h; the phases of `tformer bench --profile`); off by default.
 //
 // The step-wise session (web/src/webgpu/BRIDGE.md), for a backend in JS that computes the encoder
 // and the output projection (WebGPU):
@@ -35,6 +37,7 @@
 
 #include "tformer/marian.h"
 #include "tformer/html.h"
+#include "tformer/profile.h"
 #include "tformer/translator.h"
 
 using emscripten::val;
@@ -531,6 +534,13 @@ std::string project_html(const std::string& html, const val& blocks, bool transl
 
 // The engine's limits that the npm package checks up front (web/src/options.js), read from here so
 // that they are written once, in C++.
+// The engine's per-phase timers (tformer/profile.h): {name: ms} since the last take.
+val profile_take() {
+  val out = val::object();
+  for (const tformer::profile::PhaseTime& p : tformer::profile::take()) out.set(p.name, val(p.ms));
+  return out;
+}
+
 val limits() {
   return object({{"maxBeam", val(tformer::kMaxBeamSize)},
                  {"defaultMaxInputChars", val(double(tformer::TranslateOptions().max_input_chars))}});
@@ -613,6 +623,8 @@ EMSCRIPTEN_BINDINGS(tformer) {
       .field("shortlist", &JsOptions::shortlist);
   emscripten::function("defaultOptions", &default_options);
   emscripten::function("limits", &limits);
+  emscripten::function("profileEnable", &tformer::profile::enable);
+  emscripten::function("profileTake", &profile_take);
   emscripten::function("htmlBlockTexts", &html_block_texts);
   emscripten::function("projectHtml", &project_html);
   emscripten::function("importMarian", &import_marian);

@@ -2,7 +2,7 @@
 // The wasm equivalent of `tformer bench`, under node, beside the native build in the same run.
 //
 //   node tests/bench/wasm_bench.mjs --model MODEL.tfm --input FILE [--lines N] [--beam N]
-//        [--max-length N] [--variants mt1,mt2,st] [--no-native] [--json OUT.json]
+//        [--max-length N] [--variants mt1,mt2,st] [--no-native] [--profile] [--json OUT.json]
 //
 // Rows: the threaded module (tformer-mt) with 1 and 2 threads, the single-threaded one (tformer-st),
 // and build/tformer bench at 1 and 2 threads on the same model and lines. Each row runs in its own
@@ -11,6 +11,8 @@
 // wasm / native at the same thread count (native 1 thread for st): tokens/s wasm / tokens/s native,
 // so 0.5 means the wasm build runs at half the native speed. Outputs of the wasm rows are compared
 // with each other token for token (they must be equal: same engine, same rules).
+// --profile: each row also reports where its batch's time went, per phase (the engine's timers,
+// `tformer bench --profile` natively, Module.profileTake in wasm), printed as ms and % per row.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -41,7 +43,7 @@ async function main() {
     model: { type: 'string' }, input: { type: 'string' }, lines: { type: 'string', default: '0' },
     beam: { type: 'string', default: '1' }, 'max-length': { type: 'string', default: '0' },
     variants: { type: 'string', default: 'mt1,mt2,st' }, 'no-native': { type: 'boolean', default: false },
-    json: { type: 'string' },
+    json: { type: 'string' }, profile: { type: 'boolean', default: false },
   } });
   if (!a.model || !a.input) {
     console.error('usage: node tests/bench/wasm_bench.mjs --model MODEL.tfm --input FILE [--lines N] [--beam N] [--variants mt1,mt2,st]');
@@ -63,6 +65,7 @@ async function main() {
       const out = join(work, `native.t${threads}.json`);
       const args = ['bench', '-m', model, '-i', input, '--no-split', '--threads', String(threads), '--beam', String(beam), '--json', out];
       if (maxLength) args.push('--max-length', String(maxLength));
+      if (a.profile) args.push('--profile');
       console.error(`native: ${threads} thread(s), beam ${beam}`);
       run(tformer, args);
       native.set(threads, { ...readJson(out), label: `native ${threads}t` });
@@ -73,7 +76,8 @@ async function main() {
     const out = join(work, `wasm.${c.variant}${c.threads}.json`);
     console.error(`wasm ${c.variant}: ${c.threads} thread(s), beam ${beam}`);
     run('node', ['--no-experimental-fetch', runner, '--model', model, '--input', input, '--variant', c.variant,
-      '--threads', String(c.threads), '--beam', String(beam), '--max-length', String(maxLength), '--json', out]);
+      '--threads', String(c.threads), '--beam', String(beam), '--max-length', String(maxLength), '--json', out,
+      ...(a.profile ? ['--profile'] : [])]);
     const r = readJson(out);
     r.label = `wasm ${c.variant} ${c.threads}t`;
     const n = native.get(c.threads);
@@ -90,6 +94,15 @@ async function main() {
   console.log(`${model}: ${lines.length} lines, beam ${beam}${maxLength ? `, max length ${maxLength}` : ''}`);
   console.log([fmt(head), ...body.map(fmt)].join('\n'));
   console.log('wasm/native: target tokens/s of the wasm row / native at the same threads (st: native 1 thread).');
+  if (a.profile) {
+    const phases = Object.keys(all[0].profile_ms);
+    const cell = (r, p) => `${r.profile_ms[p].toFixed(0)} ms ${(100 * r.profile_ms[p] / (1000 * r.seconds)).toFixed(1)}%`;
+    const ph = ['phase', ...all.map((r) => r.label)];
+    const pb = phases.map((p) => [p, ...all.map((r) => cell(r, p))]);
+    const pw = ph.map((h, i) => Math.max(h.length, ...pb.map((b) => b[i].length)));
+    const pf = (cells) => cells.map((c, i) => (i ? c.padStart(pw[i]) : c.padEnd(pw[i]))).join('  ');
+    console.log(`profile of the batch (ms and % of its time):\n${[pf(ph), ...pb.map(pf)].join('\n')}`);
+  }
   const checks = rows.slice(1).map((r) => {
     let same = 0;
     r.outputs.forEach((o, i) => { same += JSON.stringify(o.tokens) === JSON.stringify(rows[0].outputs[i]?.tokens); });

@@ -2,7 +2,8 @@
 // tformer's wasm build as a peers row: one variant, one thread count, one beam, in this process.
 //
 //   node --no-experimental-fetch tests/bench/peers/tformer_wasm.mjs --model MODEL.tfm --input FILE
-//        [--variant mt|st] [--threads N] [--beam K] [--max-length N] [--warmup 4] [--json RESULT.json]
+//        [--variant mt|st] [--threads N] [--beam K] [--max-length N] [--warmup 4] [--profile]
+//        [--json RESULT.json]
 //
 // --variant mt: the threaded module (SIMD + pthreads; --threads 1 or more); st: the single-threaded
 // one (--threads must be 1). Modules come from build-wasm/wasm (or $TFORMER_WASM_DIR).
@@ -10,6 +11,8 @@
 // = one segment, splitSentences false), after loading the model and a warm-up on the first 4 lines;
 // SentencePiece encode/decode inside the module are timed, as natively. The result JSON has the
 // common peers fields and the output ids (tokens, score) for the token-for-token checks.
+// --profile: also profile_ms, the timed call's split per phase from the engine's own timers
+// (Module.profileEnable/profileTake, the phases of `tformer bench --profile`), plus 'rest'.
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -21,7 +24,7 @@ export function readLines(file) {
 }
 
 // Runs one configuration in this process; returns the result object (with outputs).
-export async function benchWasm({ model, input, variant = 'mt', threads = 1, beam = 1, maxLength = 0, warmup = 4 }) {
+export async function benchWasm({ model, input, variant = 'mt', threads = 1, beam = 1, maxLength = 0, warmup = 4, profile = false }) {
   if (variant === 'st' && threads !== 1) throw new Error('the st variant runs one thread only');
   const lines = readLines(input);
   if (!lines.length) throw new Error(`${input}: no non-empty lines`);
@@ -37,9 +40,17 @@ export async function benchWasm({ model, input, variant = 'mt', threads = 1, bea
   const info = translator.info();
 
   translator.translate(lines.slice(0, warmup), options);
+  M.profileTake();  // drops what the warm-up counted
+  M.profileEnable(profile);
   t0 = performance.now();
   const results = translator.translate(lines, options);
   const seconds = (performance.now() - t0) / 1000;
+  M.profileEnable(false);
+  let profileMs;
+  if (profile) {
+    profileMs = M.profileTake();
+    profileMs.rest = 1000 * seconds - Object.values(profileMs).reduce((a, b) => a + b, 0);
+  }
 
   const outputs = [];
   let targetTokens = 0;
@@ -59,6 +70,7 @@ export async function benchWasm({ model, input, variant = 'mt', threads = 1, bea
     peak_rss_mb: process.resourceUsage().maxRSS / 1024, model_bytes: statSync(model).size,
     wasm_bytes: statSync(`${wasmDir}/tformer-${variant}.wasm`).size,
     timed: 'Translator.translate over the whole file in node, incl. SentencePiece encode/decode in wasm',
+    ...(profileMs ? { profile_ms: profileMs } : {}),
     outputs,
   };
 }
@@ -68,10 +80,11 @@ async function main() {
     model: { type: 'string' }, input: { type: 'string' }, variant: { type: 'string', default: 'mt' },
     threads: { type: 'string', default: '1' }, beam: { type: 'string', default: '1' },
     'max-length': { type: 'string', default: '0' }, warmup: { type: 'string', default: '4' }, json: { type: 'string' },
+    profile: { type: 'boolean', default: false },
   } });
   if (!a.model || !a.input) throw new Error('usage: tformer_wasm.mjs --model MODEL.tfm --input FILE [--variant mt|st] [--threads N] ...');
   const r = await benchWasm({ model: a.model, input: a.input, variant: a.variant, threads: Number(a.threads),
-    beam: Number(a.beam), maxLength: Number(a['max-length']), warmup: Number(a.warmup) });
+    beam: Number(a.beam), maxLength: Number(a['max-length']), warmup: Number(a.warmup), profile: a.profile });
   if (a.json) writeFileSync(a.json, JSON.stringify(r));
   console.error(`${r.engine}: ${r.threads} thread(s), beam ${r.beam}: ${r.sentences} sentences in ${r.seconds.toFixed(3)} s, `
     + `${r.sentences_per_s.toFixed(1)} sentences/s, ${r.tokens_per_s.toFixed(0)} target tokens/s, peak ${r.peak_rss_mb.toFixed(0)} MB`);
