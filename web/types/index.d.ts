@@ -173,7 +173,8 @@ export interface TranslateOptions {
   repetitionGuard?: boolean;
   /**
    * Each text is a fragment of HTML (default false); the result's `text` is the translated HTML.
-   * Tags, attributes, comments and entities are kept; block elements (p, div, li, td, h1...), br
+   * Tags, attributes and comments are kept (entities decoded for the model and written back as
+   * the source wrote &quot;, &#39;, &nbsp;; &, <, > escaped); block elements (p, div, li, td, h1...), br
    * and hr split the text; inline elements (a, b, i, em, strong, span, sub, sup...) are placed on
    * the translated words by the model's alignment. script, style and `translate="no"` subtrees
    * stay as they are, and so do code, pre, kbd and samp unless `htmlTranslateCode`. Malformed
