@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fixtures.h"
+#include "marian/npy.h"
 #include "marian/yaml.h"
 #include "marian_files.h"
 #include "tformer/marian.h"
@@ -297,4 +298,53 @@ TEST_CASE("a lexical shortlist is checked and described", "[marian]") {
   CHECK_FALSE(t.has_shortlist);
   REQUIRE(t.warnings.size() == 1);
   CHECK_THAT(t.warnings[0], Catch::Contains("not a binary lexical shortlist"));
+}
+
+TEST_CASE("the .npy reader takes numpy's headers and refuses the rest by name", "[marian]") {
+  // A .npy file as numpy writes it: magic, version, header length, a padded dict, the data.
+  auto npy = [](const std::string& dict, size_t data_bytes, int major = 1) {
+    std::string header = dict;
+    const size_t pre = major == 1 ? 10 : 12;
+    while ((pre + header.size() + 1) % 64) header += ' ';
+    header += '\n';
+    std::vector<uint8_t> out = {0x93, 'N', 'U', 'M', 'P', 'Y', uint8_t(major), 0};
+    for (size_t i = 0; i < (major == 1 ? 2u : 4u); ++i) out.push_back(uint8_t(header.size() >> (8 * i)));
+    out.insert(out.end(), header.begin(), header.end());
+    out.resize(out.size() + data_bytes, 0);
+    return out;
+  };
+  using tformer::marian::MarianItem;
+  using tformer::marian::parse_npy;
+  MarianItem it;
+  const auto ok = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", 24);
+  parse_npy(ok.data(), ok.size(), "m.npz: entry x.npy", it);
+  CHECK(it.type == "float32");
+  CHECK(it.shape == std::vector<int64_t>{3, 2});
+  CHECK(it.size == 24);
+  const auto v2 = npy("{'descr': '|i1', 'fortran_order': False, 'shape': (5,), }", 5, 2);
+  parse_npy(v2.data(), v2.size(), "m.npz: entry special:model.yml.npy", it);
+  CHECK(it.type == "int8");
+  CHECK(it.shape == std::vector<int64_t>{5});
+  auto refused = [&](const std::vector<uint8_t>& b) {
+    MarianItem x;
+    try {
+      parse_npy(b.data(), b.size(), "m.npz: entry x.npy", x);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(refused(npy("{'descr': '>f4', 'fortran_order': False, 'shape': (3,), }", 12)), Catch::Contains("dtype '>f4'"));
+  CHECK_THAT(refused(npy("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", 3)), Catch::Contains("dtype '|b1'"));
+  CHECK_THAT(refused(npy("{'descr': '<f4', 'fortran_order': True, 'shape': (3, 2), }", 24)), Catch::Contains("Fortran"));
+  CHECK_THAT(refused(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", 20)),
+             Catch::Contains("m.npz: entry x.npy") && Catch::Contains("truncated array"));
+  CHECK_THAT(refused(npy("{'descr': '<f4', 'shape': (3,), }", 12)), Catch::Contains("lacks descr, fortran_order or shape"));
+  CHECK_THAT(refused(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (a,), }", 12)), Catch::Contains("integers"));
+  CHECK_THAT(refused(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), 'x': 1}", 12)), Catch::Contains("unknown key 'x'"));
+  CHECK_THAT(refused(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", 12, 4)), Catch::Contains("version 4"));
+  auto cut = ok;
+  cut.resize(30);
+  CHECK_THAT(refused(cut), Catch::Contains("truncated .npy header"));
+  CHECK_THAT(refused({'P', 'K', 3, 4, 0, 0, 0, 0, 0, 0, 0}), Catch::Contains("not a .npy array"));
 }
