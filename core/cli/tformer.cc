@@ -94,6 +94,7 @@ const char* kUsage =
     "                            words by the model's alignment; script, style, translate=\"no\" and\n"
     "                            code/pre/kbd/samp are kept untranslated\n"
     "  --html-translate-code     with --html: translate code, pre, kbd and samp too\n"
+    "                            (--html takes --scores, not --nbest)\n"
     "  --no-shortlist            score the whole vocabulary even when the model has a lexical\n"
     "                            shortlist (default: each sentence scores its shortlisted words)\n"
     "  --threads N               threads for the matrix products (default 1; 1 to 256)\n"
@@ -219,6 +220,8 @@ Args parse(int argc, char** argv) {
     else a.positional.push_back(f);
   }
   if (a.profile && a.command != "bench") usage_error("--profile is an option of bench only");
+  // The HTML of a line is built from its best translation only.
+  if (a.options.html && a.options.nbest > 1) usage_error("--nbest cannot be used with --html (the HTML is built from the best translation)");
   return a;
 }
 
@@ -351,7 +354,7 @@ void write_translation(const Args& a, size_t index, const tformer::Translation& 
   } else if (a.scores) {
     float score;
     const std::string text = nth_text(t, 0, &score);
-    std::cout << score << "\t" << text << "\n";
+    std::cout << score << "\t" << (a.options.html ? t.text : text) << "\n";
   } else {
     std::cout << t.text << "\n";
   }

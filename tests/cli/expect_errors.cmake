@@ -23,6 +23,12 @@ expect_failure(bad-flag "Hallo\n" "unknown option --frobnicate" ${TFORMER} trans
 expect_failure(no-model "Hallo\n" "translate needs -m MODEL" ${TFORMER} translate)
 expect_failure(bad-number "Hallo\n" "--beam needs an integer, got 'four'" ${TFORMER} translate --beam four -m ${MODEL})
 expect_failure(unknown-command "" "unknown command 'fly'" ${TFORMER} fly)
+expect_failure(html-nbest "<p>Hallo</p>\n" "--nbest cannot be used with --html" ${TFORMER} translate --html --beam 2 --nbest 2 -m ${MODEL})
+set(deep "")
+foreach(i RANGE 300)
+  string(APPEND deep "<b>")
+endforeach()
+expect_failure(html-deep "${deep}x\n" "line 1: HTML elements nest deeper than 256" ${TFORMER} translate --html --on-error stop -m ${MODEL})
 
 # Empty lines are translated to empty lines, in place.
 file(WRITE ${WORK}/cli-empty.txt "\nDie Katze schläft.\n\n")
