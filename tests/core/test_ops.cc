@@ -90,6 +90,35 @@ TEST_CASE("top_k returns the best entries best first, lower index first on ties,
   REQUIRE(best == std::vector<int>(order.begin(), order.begin() + 8));
 }
 
+TEST_CASE("top_k_and_log_sum_exp gives the numbers of top_k and max_and_log_sum_exp", "[ops]") {
+  // The search's candidates pass relies on it bit for bit: rows where the max is the skipped
+  // entry, is tied, is -inf everywhere, or lies in the tail after the last block of eight.
+  std::mt19937 rng(11);
+  std::normal_distribution<float> logit(0.f, 4.f);
+  for (size_t n : {1, 2, 7, 8, 9, 33, 1000, 16003}) {
+    for (int variant = 0; variant < 5; ++variant) {
+      std::vector<float> x(n);
+      for (float& v : x) v = logit(rng);
+      int skip = n > 1 ? int(n / 2) : -1;
+      if (variant == 1 && skip >= 0) x[size_t(skip)] = 100.f;  // the max is the skipped entry
+      if (variant == 2) x[n - 1] = 50.f, x[0] = 50.f;            // tied max, first and in the tail
+      if (variant == 3) std::fill(x.begin(), x.end(), kNegInf);
+      if (variant == 4) skip = -1;
+      for (size_t k : {1, 4, 8, 12}) {
+        std::vector<int> want_top(k, -1), got_top(k, -1);
+        float want_m, want_log_sum, got_m, got_log_sum;
+        const size_t want_found = ops::top_k(x.data(), n, k, skip, want_top.data());
+        ops::max_and_log_sum_exp(x.data(), n, &want_m, &want_log_sum);
+        const size_t got_found = ops::top_k_and_log_sum_exp(x.data(), n, k, skip, got_top.data(), &got_m, &got_log_sum);
+        REQUIRE(got_found == want_found);
+        REQUIRE(got_top == want_top);
+        REQUIRE(got_m == want_m);
+        REQUIRE(got_log_sum == want_log_sum);
+      }
+    }
+  }
+}
+
 TEST_CASE("attention_scores and attention_values equal the per-head dot/axpy loop bit for bit", "[ops]") {
   // Against the double-precision result too, so that a kernel and the loop cannot be wrong together.
   std::mt19937 rng(7);

@@ -137,9 +137,8 @@ void Search::consume_logits() {
       const float* x = &logits_[r * V];
       float* row = &candidates_[r * stride];
       int* top = &top_[r * k];
-      ops::max_and_log_sum_exp(x, V, &row[0], &row[1]);
+      const size_t found = ops::top_k_and_log_sum_exp(x, V, k, unk, top, &row[0], &row[1]);
       row[2] = x[config_.eos_id];
-      const size_t found = ops::top_k(x, V, k, unk, top);
       for (size_t i = 0; i < k; ++i) {
         row[3 + 2 * i] = i < found ? x[top[i]] : kNegInf;  // -inf candidates are never taken
         row[3 + 2 * i + 1] = float(i < found ? top[i] : config_.eos_id);
@@ -181,10 +180,10 @@ void Search::consume_shortlisted_logits() {
     };
     float* row = &candidates_[r * stride];
     int* top = &top_[r * k];
-    ops::max_and_log_sum_exp(x, n, &row[0], &row[1]);
+    const int unk = config_.suppress_unk && config_.unk_id >= 0 ? column_of(config_.unk_id) : -1;
+    const size_t found = ops::top_k_and_log_sum_exp(x, n, k, unk, top, &row[0], &row[1]);
     const int eos = column_of(config_.eos_id);
     row[2] = eos >= 0 ? x[eos] : kNegInf;  // an EOS outside the list cannot be chosen
-    const size_t found = ops::top_k(x, n, k, config_.suppress_unk && config_.unk_id >= 0 ? column_of(config_.unk_id) : -1, top);
     for (size_t i = 0; i < k; ++i) {
       row[3 + 2 * i] = i < found ? x[top[i]] : kNegInf;
       row[3 + 2 * i + 1] = float(i < found ? ids[size_t(top[i])] : config_.eos_id);

@@ -183,6 +183,18 @@ TFORMER_ROW_KERNEL size_t top_k(const float* x, size_t n, size_t k, int skip, in
   return found;
 }
 
+TFORMER_ROW_KERNEL size_t top_k_and_log_sum_exp(const float* x, size_t n, size_t k, int skip, int* top, float* max,
+                                                float* log_sum) {
+  const size_t found = top_k(x, n, k, skip, top);
+  // std::max as row_max's scalar tail uses it; the top k hold the max of every entry but `skip`.
+  float m = -std::numeric_limits<float>::infinity();
+  for (size_t i = 0; i < found; ++i) m = std::max(m, x[top[i]]);
+  if (skip >= 0 && size_t(skip) < n) m = std::max(m, x[skip]);
+  *max = m;
+  *log_sum = std::log(sum_exp_minus(x, n, m, nullptr));
+  return found;
+}
+
 TFORMER_ROW_KERNEL float dot(const float* a, const float* b, size_t n) {
   // Eight independent partial sums so that the loop vectorises without -ffast-math.
   float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};

@@ -22,6 +22,10 @@ float exp_approx(float x);
 // The best k entries of x[n] by value, best first (ties: lower index), skipping index `skip`
 // (-1: none): indices to top[k]; returns how many were found (min(k, n - skipped)).
 size_t top_k(const float* x, size_t n, size_t k, int skip, int* top);
+// top_k (k >= 1) and max_and_log_sum_exp of the same row in two passes over x instead of three:
+// the max is the best of the top k and the skipped entry, so that row_max's pass is not needed.
+// For a row without NaN, the very numbers of the two calls.
+size_t top_k_and_log_sum_exp(const float* x, size_t n, size_t k, int skip, int* top, float* max, float* log_sum);
 float dot(const float* a, const float* b, size_t n);
 void axpy(float a, const float* x, float* y, size_t n);  // y += a * x
 
