@@ -95,7 +95,7 @@ TEST_CASE("top_k_and_log_sum_exp gives the numbers of top_k and max_and_log_sum_
   // entry, is tied, is -inf everywhere, or lies in the tail after the last block of eight.
   std::mt19937 rng(11);
   std::normal_distribution<float> logit(0.f, 4.f);
-  for (size_t n : {1, 2, 7, 8, 9, 33, 1000, 16003}) {
+  for (size_t n : {1, 2, 7, 8, 9, 31, 33, 40, 71, 1000, 16003}) {
     for (int variant = 0; variant < 5; ++variant) {
       std::vector<float> x(n);
       for (float& v : x) v = logit(rng);
@@ -110,6 +110,13 @@ TEST_CASE("top_k_and_log_sum_exp gives the numbers of top_k and max_and_log_sum_
         const size_t want_found = ops::top_k(x.data(), n, k, skip, want_top.data());
         ops::max_and_log_sum_exp(x.data(), n, &want_m, &want_log_sum);
         const size_t got_found = ops::top_k_and_log_sum_exp(x.data(), n, k, skip, got_top.data(), &got_m, &got_log_sum);
+        // top_k itself against a stable sort (its blocks of 32 and 8 and its scalar tail).
+        std::vector<int> order;
+        for (size_t i = 0; i < n; ++i)
+          if (int(i) != skip) order.push_back(int(i));
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return x[size_t(a)] > x[size_t(b)]; });
+        order.resize(std::min(order.size(), k));
+        REQUIRE(std::vector<int>(want_top.begin(), want_top.begin() + long(want_found)) == order);
         REQUIRE(got_found == want_found);
         REQUIRE(got_top == want_top);
         REQUIRE(got_m == want_m);

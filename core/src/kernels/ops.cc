@@ -25,6 +25,7 @@ namespace {
 typedef float f32x8 __attribute__((vector_size(32)));
 typedef float f32x4 __attribute__((vector_size(16)));
 typedef int32_t i32x8 __attribute__((vector_size(32)));
+typedef int32_t i32x4 __attribute__((vector_size(16)));
 
 TFORMER_INLINE f32x8 splat(float v) { return f32x8{v, v, v, v, v, v, v, v}; }
 TFORMER_INLINE f32x8 load(const float* p) {
@@ -56,6 +57,14 @@ TFORMER_INLINE f32x8 exp_nonpositive(f32x8 x) {
   p = p * (r * r) + r + 1.f;
   const i32x8 bits = (__builtin_convertvector(n, i32x8) + 127) << 23;
   return select(in_range, p * reinterpret_cast<f32x8>(bits), splat(0.f));
+}
+
+// Whether any lane of a comparison's mask is set: halves folded, so two lane reads instead of
+// eight (GCC extracted each lane on its own).
+TFORMER_INLINE bool any_lane(i32x8 mask) {
+  const i32x4 h = __builtin_shufflevector(mask, mask, 0, 1, 2, 3) | __builtin_shufflevector(mask, mask, 4, 5, 6, 7);
+  const i32x4 q = h | __builtin_shufflevector(h, h, 2, 3, 0, 1);
+  return (q[0] | q[1]) != 0;
 }
 
 TFORMER_INLINE float horizontal_sum(f32x8 v) {
@@ -168,15 +177,20 @@ TFORMER_ROW_KERNEL size_t top_k(const float* x, size_t n, size_t k, int skip, in
     top[j] = int(v);
     if (found == k) threshold = x[top[k - 1]];
   };
+  // Once k are found, almost every block holds nothing above the threshold: a few vector compares
+  // skip it (consider() would reject each of its entries anyway, so skipping changes nothing).
+  // Blocks of 32, so that the test of the mask is paid once per 32 entries.
   size_t v = 0;
-  for (; v + 8 <= n; v += 8) {
-    // Once k are found, almost every block of eight holds nothing above the threshold: one
-    // vector compare skips it.
+  for (; v + 32 <= n; v += 32) {
     if (found == k) {
-      const i32x8 above = load(x + v) > splat(threshold);
-      if (!((above[0] | above[1]) | (above[2] | above[3]) | (above[4] | above[5]) | (above[6] | above[7])))
-        continue;
+      const f32x8 t = splat(threshold);
+      const i32x8 above = ((load(x + v) > t) | (load(x + v + 8) > t)) | ((load(x + v + 16) > t) | (load(x + v + 24) > t));
+      if (!any_lane(above)) continue;
     }
+    for (size_t i = v; i < v + 32; ++i) consider(i);
+  }
+  for (; v + 8 <= n; v += 8) {
+    if (found == k && !any_lane(load(x + v) > splat(threshold))) continue;
     for (size_t i = v; i < v + 8; ++i) consider(i);
   }
   for (; v < n; ++v) consider(v);
