@@ -126,6 +126,30 @@ TEST_CASE("top_k_and_log_sum_exp gives the numbers of top_k and max_and_log_sum_
   }
 }
 
+TEST_CASE("layer_norm agrees with double precision, at widths with and without a tail of the 8 partial sums", "[ops]") {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> value(0.5f, 3.f);
+  for (size_t d : {1, 3, 8, 13, 256, 515}) {
+    const size_t rows = 3;
+    std::vector<float> x(rows * d), gamma(d), beta(d), y(rows * d);
+    for (float& v : x) v = value(rng);
+    for (float& v : gamma) v = value(rng);
+    for (float& v : beta) v = value(rng);
+    ops::layer_norm(x.data(), rows, d, gamma.data(), beta.data(), 1e-5f, y.data());
+    for (size_t r = 0; r < rows; ++r) {
+      double mean = 0.0, var = 0.0;
+      for (size_t i = 0; i < d; ++i) mean += x[r * d + i];
+      mean /= double(d);
+      for (size_t i = 0; i < d; ++i) var += (x[r * d + i] - mean) * (x[r * d + i] - mean);
+      const double inv = 1.0 / std::sqrt(var / double(d) + 1e-5);
+      for (size_t i = 0; i < d; ++i) {
+        const double want = (x[r * d + i] - mean) * inv * gamma[i] + beta[i];
+        REQUIRE(std::abs(y[r * d + i] - want) <= 1e-5 * (1.0 + std::abs(want)));
+      }
+    }
+  }
+}
+
 TEST_CASE("attention_scores and attention_values equal the per-head dot/axpy loop bit for bit", "[ops]") {
   // Against the double-precision result too, so that a kernel and the loop cannot be wrong together.
   std::mt19937 rng(7);

@@ -120,19 +120,33 @@ TFORMER_INLINE float sum_exp_minus(const float* x, size_t n, float m, float* out
 
 float exp_approx(float x) { return exp_nonpositive(splat(x))[0]; }
 
-void layer_norm(const float* x, size_t rows, size_t d, const float* gamma, const float* beta, float eps,
-                float* y) {
+TFORMER_ROW_KERNEL void layer_norm(const float* x, size_t rows, size_t d, const float* gamma, const float* beta,
+                                   float eps, float* y) {
   for (size_t r = 0; r < rows; ++r) {
     const float* xr = x + r * d;
     float* yr = y + r * d;
-    double sum = 0.0;
-    for (size_t i = 0; i < d; ++i) sum += xr[i];
+    // Eight partial sums (entry i in sum i mod 8) instead of one chain of dependent double
+    // additions, which bounded the loops by the adder's latency. The order differs from one
+    // chain's, but in double: the float mean and scale it rounds to come out the same but for
+    // sums within a double rounding of a float halfway point.
+    double sums[8] = {0, 0, 0, 0, 0, 0, 0, 0}, squares[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    size_t i = 0;
+    for (; i + 8 <= d; i += 8)
+      for (size_t k = 0; k < 8; ++k) sums[k] += xr[i + k];
+    for (; i < d; ++i) sums[i % 8] += xr[i];
+    const double sum = ((sums[0] + sums[4]) + (sums[1] + sums[5])) + ((sums[2] + sums[6]) + (sums[3] + sums[7]));
     const float mean = static_cast<float>(sum / double(d));
-    double var = 0.0;
-    for (size_t i = 0; i < d; ++i) {
+    for (i = 0; i + 8 <= d; i += 8)
+      for (size_t k = 0; k < 8; ++k) {
+        const double c = double(xr[i + k]) - mean;
+        squares[k] += c * c;
+      }
+    for (; i < d; ++i) {
       const double c = double(xr[i]) - mean;
-      var += c * c;
+      squares[i % 8] += c * c;
     }
+    const double var =
+        ((squares[0] + squares[4]) + (squares[1] + squares[5])) + ((squares[2] + squares[6]) + (squares[3] + squares[7]));
     const float inv = static_cast<float>(1.0 / std::sqrt(var / double(d) + eps));
     for (size_t i = 0; i < d; ++i) yr[i] = (xr[i] - mean) * inv * gamma[i] + beta[i];
   }
