@@ -120,88 +120,74 @@ void Search::project() {
 void Search::consume_logits() {
   if (!hidden_ready_) throw Error("search: consume_logits() before hidden() in this step");
   const size_t V = size_t(config_.vocab_size);
-  if (shortlisted()) return consume_shortlisted_logits();
-  if (!keep_logits_) {
-    // Only each row's best 2K tokens (greedy: 1) can enter the next beam, and log_softmax keeps
-    // the order of logits, so the rules run on those few (consume_candidates) instead of on V
-    // log-probabilities per row: one pass for the max, one for the log-sum-exp, one to select.
-    // The log-probabilities are the very numbers the full row would give, (logit - max) - log_sum.
-    const size_t k = candidates_per_row(), stride = 3 + 2 * k, rows = rows_.size();
-    const int unk = config_.suppress_unk ? config_.unk_id : -1;
-    candidates_.resize(rows * stride);
-    top_.resize(rows * k);
-    // Rows are independent: on the layers' thread pool, as they would otherwise be the one serial
-    // part of a step (two passes over V per row).
-    profile::Scope timed(profile::Phase::kCandidates);
-    decoder_.backend().parallel_for(rows, [&](size_t r) {
-      const float* x = &logits_[r * V];
-      float* row = &candidates_[r * stride];
-      int* top = &top_[r * k];
-      const size_t found = ops::top_k_and_log_sum_exp(x, V, k, unk, top, &row[0], &row[1]);
-      row[2] = x[config_.eos_id];
-      for (size_t i = 0; i < k; ++i) {
-        row[3 + 2 * i] = i < found ? x[top[i]] : kNegInf;  // -inf candidates are never taken
-        row[3 + 2 * i + 1] = float(i < found ? top[i] : config_.eos_id);
-      }
+  if (keep_logits_ && !shortlisted()) {
+    // With keep_logits (greedy, for the parity tests): the full rows, kept before the rules.
+    advance([&](size_t r, bool force_eos, auto&& visit) {
+      float* lp = &logits_[r * V];
+      rows_[r].logits.emplace_back(lp, lp + V);
+      step_log_probs(config_, lp, force_eos);
+      for (size_t v = 0; v < V; ++v) visit(int(v), lp[v]);
     });
-    timed.stop();
-    return consume_candidates(candidates_.data());
+    return;
   }
-  // With keep_logits (greedy, for the parity tests): the full rows, kept before the rules.
-  advance([&](size_t r, bool force_eos, auto&& visit) {
-    float* lp = &logits_[r * V];
-    rows_[r].logits.emplace_back(lp, lp + V);
-    step_log_probs(config_, lp, force_eos);
-    for (size_t v = 0; v < V; ++v) visit(int(v), lp[v]);
-  });
-}
-
-void Search::consume_shortlisted_logits() {
-  // Each row's logits of its own sentence's ids, gathered in ascending id order, go through the
-  // same passes as a whole row: so a sentence's numbers do not depend on the other sentences of
-  // its batch (whose ids widen the union).
-  const size_t U = union_.size(), rows = rows_.size(), k = candidates_per_row(), stride = 3 + 2 * k;
+  // Only each row's best 2K tokens (greedy: 1) can enter the next beam, and log_softmax keeps
+  // the order of logits, so the rules run on those few (consume_candidates) instead of on V
+  // log-probabilities per row: one pass for the max and the log-sum-exp, one to select. The
+  // log-probabilities are the very numbers the full row would give, (logit - max) - log_sum.
+  // With shortlists, each row's logits of its own sentence's ids, gathered in ascending id
+  // order, go through the same passes as a whole row: so a sentence's numbers do not depend on
+  // the other sentences of its batch (whose ids widen the union).
+  const size_t rows = rows_.size(), k = candidates_per_row(), stride = 3 + 2 * k, U = union_.size();
   size_t longest = 0;
   for (const std::vector<int>& ids : shortlists_) longest = std::max(longest, ids.size());
   gathered_.resize(rows * longest);
   candidates_.resize(rows * stride);
   top_.resize(rows * k);
+  const int unk = config_.suppress_unk && config_.unk_id >= 0 ? config_.unk_id : -1;
+  // Rows are independent: on the layers' thread pool, as they would otherwise be the one serial
+  // part of a step (two passes over V per row).
   profile::Scope timed(profile::Phase::kCandidates);
   decoder_.backend().parallel_for(rows, [&](size_t r) {
+    float* row = &candidates_[r * stride];
+    int* top = &top_[r * k];
+    if (!shortlisted()) return row_candidates(&logits_[r * V], V, nullptr, unk, config_.eos_id, row, top);
     const size_t s = size_t(rows_[r].sentence);
     const std::vector<int>& ids = shortlists_[s];
     const std::vector<int>& cols = columns_[s];
-    const size_t n = ids.size();
     float* x = &gathered_[r * longest];
-    for (size_t i = 0; i < n; ++i) x[i] = logits_[r * U + size_t(cols[i])];
+    for (size_t i = 0; i < ids.size(); ++i) x[i] = logits_[r * U + size_t(cols[i])];
     auto column_of = [&](int id) {
       const auto it = std::lower_bound(ids.begin(), ids.end(), id);
       return it != ids.end() && *it == id ? int(it - ids.begin()) : -1;
     };
-    float* row = &candidates_[r * stride];
-    int* top = &top_[r * k];
-    const int unk = config_.suppress_unk && config_.unk_id >= 0 ? column_of(config_.unk_id) : -1;
-    const size_t found = ops::top_k_and_log_sum_exp(x, n, k, unk, top, &row[0], &row[1]);
-    const int eos = column_of(config_.eos_id);
-    row[2] = eos >= 0 ? x[eos] : kNegInf;  // an EOS outside the list cannot be chosen
-    for (size_t i = 0; i < k; ++i) {
-      row[3 + 2 * i] = i < found ? x[top[i]] : kNegInf;
-      row[3 + 2 * i + 1] = float(i < found ? ids[size_t(top[i])] : config_.eos_id);
-    }
+    // An EOS outside the list cannot be chosen (column -1: logit -inf).
+    row_candidates(x, ids.size(), ids.data(), unk >= 0 ? column_of(unk) : -1, column_of(config_.eos_id), row, top);
   });
   timed.stop();
-  if (!keep_logits_) return consume_candidates(candidates_.data());
-  // keep_logits (greedy, the parity tests): the full rows, -inf outside the row's list, then the
-  // candidates as above.
-  const size_t V = size_t(config_.vocab_size);
-  for (size_t r = 0; r < rows; ++r) {
-    const size_t s = size_t(rows_[r].sentence);
-    std::vector<float> full(V, kNegInf);
-    for (size_t i = 0; i < shortlists_[s].size(); ++i)
-      full[size_t(shortlists_[s][i])] = logits_[r * U + size_t(columns_[s][i])];
-    rows_[r].logits.push_back(std::move(full));
+  if (keep_logits_) {
+    // keep_logits with shortlists (greedy, the parity tests): the full rows, -inf outside the
+    // row's list, before the rules run on the candidates as above.
+    for (size_t r = 0; r < rows; ++r) {
+      const size_t s = size_t(rows_[r].sentence);
+      std::vector<float> full(V, kNegInf);
+      for (size_t i = 0; i < shortlists_[s].size(); ++i)
+        full[size_t(shortlists_[s][i])] = logits_[r * U + size_t(columns_[s][i])];
+      rows_[r].logits.push_back(std::move(full));
+    }
   }
   advance_with_candidates(candidates_.data());
+}
+
+void Search::row_candidates(const float* x, size_t n, const int* ids, int unk_column, int eos_column, float* row,
+                            int* top) const {
+  const size_t k = candidates_per_row();
+  const size_t found = ops::top_k_and_log_sum_exp(x, n, k, unk_column, top, &row[0], &row[1]);
+  row[2] = eos_column >= 0 ? x[eos_column] : kNegInf;
+  for (size_t i = 0; i < k; ++i) {
+    row[3 + 2 * i] = i < found ? x[top[i]] : kNegInf;  // -inf candidates are never taken
+    const int column = i < found ? top[i] : -1;
+    row[3 + 2 * i + 1] = float(column < 0 ? config_.eos_id : ids ? ids[column] : column);
+  }
 }
 
 size_t Search::candidates_per_row() const {

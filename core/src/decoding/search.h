@@ -98,7 +98,10 @@ class Search {
   // for the candidates of row r.
   template <typename Candidates>
   void advance(Candidates&& candidates);
-  void consume_shortlisted_logits();
+  // One row's candidates in consume_candidates' layout from its logits x[0, n), column c being
+  // token ids[c] (ids null: token c); a column of -1 means the token is not among them.
+  void row_candidates(const float* x, size_t n, const int* ids, int unk_column, int eos_column, float* row,
+                      int* top) const;
   void advance_with_candidates(const float* rows);  // consume_candidates without its checks
   // Best first (stable: ties keep the order they finished in), at most nbest.
   void rank(std::vector<SearchHypothesis>& hyps) const;

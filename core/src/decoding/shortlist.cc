@@ -16,14 +16,25 @@ constexpr size_t kHeaderWords = 6;
 
 }  // namespace
 
+bool LexicalShortlist::is_binary(const uint8_t* data, size_t size) {
+  return data != nullptr && size >= 8 && load_u64_le(data) == kMagic;
+}
+
+uint64_t LexicalShortlist::checksum(const uint8_t* data, size_t size) {
+  // util::hashMem<uint64_t, uint64_t>: every whole uint64 after magic and checksum.
+  uint64_t seed = 0;
+  for (size_t w = 2; w < size / 8; ++w) seed ^= load_u64_le(data + w * 8) + 0x9e3779b9ull + (seed << 6) + (seed >> 2);
+  return seed;
+}
+
 LexicalShortlist::LexicalShortlist(const uint8_t* data, size_t size, int source_vocab, int target_vocab,
                                    bool shared_vocab)
     : target_vocab_(target_vocab), shared_(shared_vocab) {
   if (source_vocab <= 0 || target_vocab <= 0) fail("the model has no vocabulary");
   if (data == nullptr || size < kHeaderWords * 8)
     fail("the file is " + std::to_string(size) + " bytes, shorter than its 48-byte header");
-  if (load_u64_le(data) != kMagic) fail("not a Marian binary shortlist (its first 8 bytes are not the magic number)");
-  const uint64_t checksum = load_u64_le(data + 8);
+  if (!is_binary(data, size)) fail("not a Marian binary shortlist (its first 8 bytes are not the magic number)");
+  const uint64_t stored_checksum = load_u64_le(data + 8);
   first_num_ = load_u64_le(data + 16);
   best_num_ = load_u64_le(data + 24);
   const uint64_t offset_count = load_u64_le(data + 32), list_size = load_u64_le(data + 40);
@@ -37,10 +48,7 @@ LexicalShortlist::LexicalShortlist(const uint8_t* data, size_t size, int source_
     fail("the file is " + std::to_string(size) + " bytes, but its header describes " + std::to_string(offset_count) +
          " offsets and " + std::to_string(list_size) + " target ids (truncated or corrupted)");
 
-  // Marian's util::hashMem<uint64_t, uint64_t>: every whole uint64 after magic and checksum.
-  uint64_t seed = 0;
-  for (size_t w = 2; w < size / 8; ++w) seed ^= load_u64_le(data + w * 8) + 0x9e3779b9ull + (seed << 6) + (seed >> 2);
-  if (seed != checksum) fail("checksum mismatch (the file is corrupted)");
+  if (LexicalShortlist::checksum(data, size) != stored_checksum) fail("checksum mismatch (the file is corrupted)");
 
   const uint8_t* p = data + kHeaderWords * 8;
   offsets_.resize(size_t(offset_count));

@@ -33,6 +33,12 @@ class LexicalShortlist {
   // model's vocabularies; throws tformer::Error saying what is wrong.
   LexicalShortlist(const uint8_t* data, size_t size, int source_vocab, int target_vocab, bool shared_vocab);
 
+  // Whether the bytes start with the binary shortlist's magic number (Marian also reads a text
+  // format, which this is not).
+  static bool is_binary(const uint8_t* data, size_t size);
+  // Marian's checksum of a whole file (what its second uint64 must hold).
+  static uint64_t checksum(const uint8_t* data, size_t size);
+
   // The target ids to score for a sentence of source ids, sorted ascending.
   std::vector<int> words(const int* source_ids, size_t count) const;
 

@@ -939,8 +939,7 @@ MarianImport import(const std::vector<MarianFile>& files, const MarianImportOpti
   Json shortlist = nullptr;
   for (const std::string& lex : found.shortlists) {
     auto [data, size] = folder.bytes(lex);
-    if (size < 8 || !(data[0] == 0xF5 && data[1] == 0x17 && data[2] == 0x34 && data[3] == 0x01 && data[4] == 0xD5 &&
-                      data[5] == 0x48 && data[6] == 0x1A && data[7] == 0xF1)) {
+    if (!LexicalShortlist::is_binary(data, size)) {
       warnings.push_back(lex + " is not a binary lexical shortlist (a text one?): not used");
       continue;
     }
