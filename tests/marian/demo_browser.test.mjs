@@ -18,7 +18,7 @@ import { gzipSync } from 'node:zlib';
 import { ROOT } from './bergamot.mjs';
 import { loadModels, openBrowser } from './parity.mjs';
 import { MODELS, PACKAGE_MODELS, cannotMakeModels, ensurePackageModels } from './package_models.mjs';
-import { CHROMIUM, playwrightChromium } from '../web/helpers.mjs';
+import { CHROMIUM, launchChromium, playwrightChromium } from '../web/helpers.mjs';
 import { startServer } from '../../web/scripts/serve.mjs';
 
 const NAME = 'd64-ssru-post-swish';
@@ -39,10 +39,7 @@ before(async () => {
   ensurePackageModels();
   work = mkdtempSync(path.join(os.tmpdir(), 'tformer-marian-demo-'));
   server = await startServer({ port: 0, quiet: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless=new', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium(chromium);
 });
 after(async () => {
   await browser?.close();

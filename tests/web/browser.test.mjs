@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { CHROMIUM, browserTestProblems, nativeCli, playwrightChromium, repoRoot, requireDist, screenshots, webDir } from './helpers.mjs';
+import { browserTestProblems, launchChromium, nativeCli, playwrightChromium, repoRoot, requireDist, screenshots, webDir } from './helpers.mjs';
 import { startServer } from '../../web/scripts/serve.mjs';
 
 const SENTENCE = process.env.TFORMER_E2E_SENTENCE || 'Ein Mann fährt Fahrrad.';
@@ -41,11 +41,7 @@ for (const isolation of [true, false]) {
     requireDist();
     mkdirSync(shots, { recursive: true });
     const server = await startServer({ port: 0, isolation, quiet: true });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--headless=new', '--disable-background-networking', '--disable-component-update',
-        '--disable-sync', '--no-first-run'],
-    });
+    const browser = await launchChromium(chromium);
     try {
       const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
       const page = await context.newPage();

@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CHROMIUM, browserTestProblems, fixturePath, nativeCli, playwrightChromium, repoRoot, requireDist, screenshots, webDir,
+import { browserTestProblems, launchChromium, fixturePath, nativeCli, playwrightChromium, repoRoot, requireDist, screenshots, webDir,
   withMetadata } from './helpers.mjs';
 import { startServer } from '../../web/scripts/serve.mjs';
 
@@ -48,10 +48,7 @@ before(async () => {
   mkdirSync(shots, { recursive: true });
   server = await startServer({ port: 0, quiet: true, modelsRoot: root });
   realServer = await startServer({ port: 0, quiet: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless=new', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium(chromium);
 });
 after(async () => {
   await browser?.close();

@@ -22,6 +22,16 @@ export function playwrightChromium() {
   }
 }
 
+/** Headless Chromium as every browser test runs it (no sandbox: CI runs as root; nothing fetched
+ * in the background), from playwright-core's launcher. */
+export function launchChromium(chromium) {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--headless=new', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run'],
+  });
+}
+
 /** What a browser test lacks (Chromium, playwright-core, the native CLI), as messages. */
 export function browserTestProblems(chromium) {
   return [

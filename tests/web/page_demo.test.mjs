@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { CHROMIUM, browserTestProblems, playwrightChromium, requireDist, screenshots } from './helpers.mjs';
+import { browserTestProblems, launchChromium, playwrightChromium, requireDist, screenshots } from './helpers.mjs';
 import { startServer } from '../../web/scripts/serve.mjs';
 
 const chromium = playwrightChromium();
@@ -21,10 +21,7 @@ before(async () => {
   requireDist();
   mkdirSync(screenshots, { recursive: true });
   server = await startServer({ port: 0, quiet: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless=new', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium(chromium);
 });
 after(async () => {
   await browser?.close();

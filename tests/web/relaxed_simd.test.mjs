@@ -11,10 +11,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { repoRoot, webDir, fixturePath, golden, requireDist } from './helpers.mjs';
+import { CHROMIUM, repoRoot, webDir, fixturePath, golden, launchChromium, requireDist } from './helpers.mjs';
 import { serveStatic } from '../static_server.mjs';
 
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const RELAXED = ['tformer-mtr.mjs', 'tformer-mtr.wasm', 'tformer-mtr.worker.js'];
 const regression = path.join(repoRoot, 'tests', 'models', 'regression', 'tiny.deen');
 const readLines = (file) => readFileSync(file, 'utf8').split('\n').filter((l) => l.length);
@@ -75,10 +74,7 @@ before(async () => {
     hide: (req, urlPath) => pageQuery(req).get('norelaxed') === '1' && urlPath.includes('tformer-mtr'),
   });
   const { chromium } = createRequire(path.join(webDir, 'package.json'))('playwright-core');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless=new', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium(chromium);
 });
 
 after(async () => {
