@@ -38,19 +38,29 @@ function(_tformer_extract tarball into strip)
   endif()
 endfunction()
 
-# tformer_third_party(<variant> FLAGS <c/c++ flags> [THREADS ON|OFF] [SENTENCEPIECE])
+# tformer_third_party(<variant> FLAGS <c/c++ flags> [THREADS ON|OFF] [SENTENCEPIECE]
+#                     [C_COMPILER <cc> CXX_COMPILER <c++>])
 # Builds (or reuses) the libraries and defines the INTERFACE target tformer_deps_<variant>.
+# C_COMPILER/CXX_COMPILER: compilers for these libraries other than the project's (their C ABI is
+# the same); by default the project's.
 function(tformer_third_party variant)
-  cmake_parse_arguments(ARG "SENTENCEPIECE" "FLAGS;THREADS" "" ${ARGN})
+  cmake_parse_arguments(ARG "SENTENCEPIECE" "FLAGS;THREADS;C_COMPILER;CXX_COMPILER" "" ${ARGN})
   if(NOT DEFINED ARG_THREADS)
     set(ARG_THREADS ON)
+  endif()
+  if(NOT ARG_C_COMPILER OR NOT ARG_CXX_COMPILER)
+    set(ARG_C_COMPILER "${CMAKE_C_COMPILER}")
+    set(ARG_CXX_COMPILER "${CMAKE_CXX_COMPILER}")
+    set(c_version "${CMAKE_C_COMPILER_VERSION}")
+  else()
+    execute_process(COMMAND "${ARG_C_COMPILER}" --version OUTPUT_VARIABLE c_version ERROR_QUIET)
   endif()
   file(READ "${_deps_here}/SHA256SUMS" sums)
   file(READ "${_deps_here}/patch_sources.cmake" patches)
   file(READ "${_deps_here}/superbuild/CMakeLists.txt" superbuild)
   file(READ "${CMAKE_CURRENT_FUNCTION_LIST_FILE}" this_file)
   string(SHA256 key "${sums}|${patches}|${superbuild}|${this_file}|${variant}|${ARG_FLAGS}|${ARG_THREADS}|\
-${ARG_SENTENCEPIECE}|${CMAKE_C_COMPILER}|${CMAKE_C_COMPILER_VERSION}|${CMAKE_CXX_COMPILER}|${CMAKE_TOOLCHAIN_FILE}")
+${ARG_SENTENCEPIECE}|${ARG_C_COMPILER}|${c_version}|${ARG_CXX_COMPILER}|${CMAKE_TOOLCHAIN_FILE}")
   string(SUBSTRING "${key}" 0 16 key)
   set(root "${TFORMER_DEPS_DIR}/${variant}-${key}")
   set(prefix "${root}/install")
@@ -79,7 +89,7 @@ ${ARG_SENTENCEPIECE}|${CMAKE_C_COMPILER}|${CMAKE_C_COMPILER_VERSION}|${CMAKE_CXX
         -DCMAKE_BUILD_TYPE=Release -DSOURCES=${src} -DCMAKE_INSTALL_PREFIX=${prefix}
         "-DCMAKE_C_FLAGS=${ARG_FLAGS}" "-DCMAKE_CXX_FLAGS=${ARG_FLAGS}"
         -DTFORMER_DEPS_THREADS=${ARG_THREADS} -DTFORMER_DEPS_SENTENCEPIECE=${ARG_SENTENCEPIECE}
-        -DCMAKE_C_COMPILER=${CMAKE_C_COMPILER} -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER})
+        -DCMAKE_C_COMPILER=${ARG_C_COMPILER} -DCMAKE_CXX_COMPILER=${ARG_CXX_COMPILER})
     if(CMAKE_TOOLCHAIN_FILE)
       list(APPEND cfg_args "-DCMAKE_TOOLCHAIN_FILE=${CMAKE_TOOLCHAIN_FILE}")
     endif()

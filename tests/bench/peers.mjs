@@ -4,6 +4,7 @@
 //   node tests/bench/peers.mjs --model MODEL.tfm --input FILE [--int8-model MODEL.i8.tfm] [--lines 200]
 //        [--threads 1,2] [--beams 1,4] [--max-length N] [--runners a,b,...] [--repeat 1] [--row-timeout S]
 //        [--work DIR] [--onnx DIR] [--onnx-int8 DIR] [--marian DIR] [--shortlist LEX.s2t.bin] [--json OUT.json] [--no-check]
+//        [--native-build DIR]
 //
 // f32 rows: tformer native (build/tformer bench), tformer wasm under node (threaded build at each thread
 // count, single-threaded build at 1), ONNX Runtime native (onnxruntime-node) and wasm (onnxruntime-web
@@ -27,6 +28,9 @@
 // Unless --no-check, outputs of the rows of one precision are compared with the first row that has
 // ids, token for token (tformer native through `tformer translate --scores`: text and score;
 // Bergamot, text only, by text). Differences are counted and listed by line, never fatal.
+// --native-build DIR: tformer native's build folder (default build). A folder configured with
+// -DTFORMER_X86_AVX2_ONLY=ON runs the kernels an AVX2-only CPU gets on any x86 machine; the table's
+// header and the JSON's meta say so (ONNX Runtime still picks its kernels from the real CPU).
 // --shortlist: Bergamot's rows load this binary lexical shortlist (as Firefox does); tformer's rows
 // use the shortlist their .tfm carries (a Marian folder with lex.*.s2t.bin imports it), if any.
 import { spawnSync } from 'node:child_process';
@@ -83,7 +87,18 @@ function describeCpu(model, f) {
 // Common fields: sentences, target_tokens, seconds, sentences_per_s, tokens_per_s, ms_per_sentence,
 // peak_rss_mb (process peak RSS), model_bytes, load_ms, engine, timed; optional outputs (ids, for checks).
 
-const tformerBinary = () => join(repo, 'build', 'tformer');
+let nativeBuild = join(repo, 'build');  // --native-build
+const tformerBinary = () => join(nativeBuild, 'tformer');
+
+// What the native build's XNNPACK may pick: the CPU's best kernels, or AVX2's alone
+// (TFORMER_X86_AVX2_ONLY in its CMake cache).
+function nativeKernels() {
+  try {
+    const cache = readFileSync(join(nativeBuild, 'CMakeCache.txt'), 'utf8');
+    if (/^TFORMER_X86_AVX2_ONLY:BOOL=ON$/m.test(cache)) return 'AVX2 kernels only (TFORMER_X86_AVX2_ONLY build)';
+  } catch { /* no cache: a build made elsewhere */ }
+  return 'the CPU\'s best kernels';
+}
 
 function peerArgs(ctx, { threads, beam }, out) {
   return ['--threads', String(threads), '--beam', String(beam), '--max-length', String(ctx.maxLength), '--json', out];
@@ -97,7 +112,7 @@ const modelOf = (ctx, precision) => (precision === 'int8' ? ctx.int8Model : ctx.
 function tformerNative(name, label, precision) {
   return {
     name, label, precision,
-    available: (ctx) => (!existsSync(tformerBinary()) ? 'build/tformer missing (cmake build)'
+    available: (ctx) => (!existsSync(tformerBinary()) ? `${tformerBinary()} missing (cmake build)`
       : modelOf(ctx, precision) ? true : 'no --int8-model'),
     run(ctx, cfg) {
       const model = modelOf(ctx, precision);
@@ -355,7 +370,9 @@ async function main() {
     'max-length': { type: 'string', default: '0' }, runners: { type: 'string' }, repeat: { type: 'string', default: '1' },
     'row-timeout': { type: 'string', default: '0' }, work: { type: 'string' }, onnx: { type: 'string' }, 'onnx-int8': { type: 'string' },
     marian: { type: 'string' }, shortlist: { type: 'string' }, json: { type: 'string' }, 'no-check': { type: 'boolean', default: false },
+    'native-build': { type: 'string' },
   } });
+  if (a['native-build']) nativeBuild = resolve(a['native-build']);
   if (!a.model || !a.input) throw new Error('usage: peers.mjs --model MODEL.tfm --input FILE [options]; see the header');
   const work = resolve(a.work ?? mkdtempSync(join(tmpdir(), 'tformer-peers-')));
   mkdirSync(work, { recursive: true });
@@ -411,10 +428,11 @@ async function main() {
       + 'Bergamot: max-length-factor 2 x the longest source of its batch (no cap)',
     batching: 'length-sorted batches of at most 4096 padded source tokens (Bergamot: its batcher, mini-batch-words 4096)',
     repeat: Number(a.repeat), cpu: cpus()[0]?.model, cpu_features: cpuFeatures(), cores: cpus().length, loadavg_start: startLoad, loadavg_end: loadavg(),
+    tformer_native_build: nativeBuild, tformer_native_kernels: nativeKernels(),
     node: process.version, onnx: ctx.onnx, onnx_int8: ctx.onnxInt8, marian: ctx.marian, shortlist: ctx.shortlist,
   };
   const printable = [...rows.filter((r) => r.status !== 'pending'), ...rows.filter((r) => r.status === 'pending')];
-  console.log(`CPU: ${describeCpu(meta.cpu, meta.cpu_features)}; ${meta.cores} cores`);
+  console.log(`CPU: ${describeCpu(meta.cpu, meta.cpu_features)}; ${meta.cores} cores; tformer native: ${meta.tformer_native_kernels}`);
   console.log(table(printable));
   console.log('x tok/s, x peak, x model: tformer native / row at the same precision, beam and threads (x tok/s > 1: tformer '
     + 'faster; x peak, x model < 1: tformer smaller). x wasm: tformer wasm tok/s / this wasm peer\'s (mt build at the same '
