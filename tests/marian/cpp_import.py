@@ -369,22 +369,21 @@ def test_bad_files(folders):
     def parameters():
         folder = variant_copy(base, "params")
         os.remove(os.path.join(folder, "model.npz"))
-        items = marian_io.read_bin(os.path.join(folder, "model.bin"))
-        items.pop("decoder_l1_context_Wq")
-        marian_io.write_bin(os.path.join(folder, "model.bin"), items.values())
-        expect_refusal(folder, ["missing parameters", "decoder_l1_context_Wq"])
-        items = marian_io.read_bin(os.path.join(base, "model.bin"))
-        items["mystery_W"] = marian_io.item_from_array("mystery_W", np.zeros((2, 2), np.float32))
-        marian_io.write_bin(os.path.join(folder, "model.bin"), items.values())
-        expect_refusal(folder, ["does not know", "mystery_W"])
-        items = marian_io.read_bin(os.path.join(base, "model.bin"))
-        items["encoder_l1_ffn_W1"] = marian_io.item_from_array("encoder_l1_ffn_W1", np.zeros((32, 63), np.float32))
-        marian_io.write_bin(os.path.join(folder, "model.bin"), items.values())
-        expect_refusal(folder, ["encoder_l1_ffn_W1", "shape"])
-        items = marian_io.read_bin(os.path.join(base, "model.bin"))
-        items["encoder_l1_ffn_W1"] = marian_io.item_from_array("encoder_l1_ffn_W1", np.zeros((32, 64), np.int32))
-        marian_io.write_bin(os.path.join(folder, "model.bin"), items.values())
-        expect_refusal(folder, ["encoder_l1_ffn_W1", "int32"])
+
+        def refused_after(edit, words):
+            # The base model.bin with one edit, as the folder's only model.
+            items = marian_io.read_bin(os.path.join(base, "model.bin"))
+            edit(items)
+            marian_io.write_bin(os.path.join(folder, "model.bin"), items.values())
+            expect_refusal(folder, words)
+
+        def put(name, array):
+            return lambda items: items.__setitem__(name, marian_io.item_from_array(name, array))
+
+        refused_after(lambda items: items.pop("decoder_l1_context_Wq"), ["missing parameters", "decoder_l1_context_Wq"])
+        refused_after(put("mystery_W", np.zeros((2, 2), np.float32)), ["does not know", "mystery_W"])
+        refused_after(put("encoder_l1_ffn_W1", np.zeros((32, 63), np.float32)), ["encoder_l1_ffn_W1", "shape"])
+        refused_after(put("encoder_l1_ffn_W1", np.zeros((32, 64), np.int32)), ["encoder_l1_ffn_W1", "int32"])
     check("bad parameters: missing, unknown, misshaped, wrong type", parameters)
 
     def files():
