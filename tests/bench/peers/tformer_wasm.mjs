@@ -1,12 +1,14 @@
-#!/usr/bin/env -S node --no-experimental-fetch
+#!/usr/bin/env node
 // tformer's wasm build as a peers row: one variant, one thread count, one beam, in this process.
 //
-//   node --no-experimental-fetch tests/bench/peers/tformer_wasm.mjs --model MODEL.tfm --input FILE
-//        [--variant mt|st] [--threads N] [--beam K] [--max-length N] [--warmup 4] [--profile]
+//   node tests/bench/peers/tformer_wasm.mjs --model MODEL.tfm --input FILE
+//        [--variant mt|mtr|st] [--threads N] [--beam K] [--max-length N] [--warmup 4] [--profile]
 //        [--json RESULT.json]
 //
 // --variant mt: the threaded module (SIMD + pthreads; --threads 1 or more); st: the single-threaded
-// one (--threads must be 1). Modules come from build-wasm/wasm (or $TFORMER_WASM_DIR).
+// one (--threads must be 1); mtr: the threaded module with relaxed SIMD (what the npm package picks
+// where relaxed SIMD validates: node 22+, Chrome 114+). Modules come from build-wasm/wasm, mtr from
+// build-wasm-relaxed/wasm (or all from $TFORMER_WASM_DIR).
 // Timed ("seconds"), as `tformer bench` times it: Translator.translate() of the whole file (one line
 // = one segment, splitSentences false), after loading the model and a warm-up on the first 4 lines;
 // SentencePiece encode/decode inside the module are timed, as natively. The result JSON has the
@@ -17,7 +19,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { loadVariant, wasmDir } from '../../wasm/load_module.mjs';
+import { loadVariant, wasmDirOf } from '../../wasm/load_module.mjs';
 
 export function readLines(file) {
   return readFileSync(file, 'utf8').split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l);
@@ -68,7 +70,7 @@ export async function benchWasm({ model, input, variant = 'mt', threads = 1, bea
     target_tokens: targetTokens, seconds, sentences_per_s: sentences / seconds, tokens_per_s: targetTokens / seconds,
     ms_per_sentence: (1000 * seconds) / sentences, load_ms: loadMs, module_ms: moduleMs,
     peak_rss_mb: process.resourceUsage().maxRSS / 1024, model_bytes: statSync(model).size,
-    wasm_bytes: statSync(`${wasmDir}/tformer-${variant}.wasm`).size,
+    wasm_bytes: statSync(`${wasmDirOf(variant)}/tformer-${variant}.wasm`).size,
     timed: 'Translator.translate over the whole file in node, incl. SentencePiece encode/decode in wasm',
     ...(profileMs ? { profile_ms: profileMs } : {}),
     outputs,
@@ -82,7 +84,7 @@ async function main() {
     'max-length': { type: 'string', default: '0' }, warmup: { type: 'string', default: '4' }, json: { type: 'string' },
     profile: { type: 'boolean', default: false },
   } });
-  if (!a.model || !a.input) throw new Error('usage: tformer_wasm.mjs --model MODEL.tfm --input FILE [--variant mt|st] [--threads N] ...');
+  if (!a.model || !a.input) throw new Error('usage: tformer_wasm.mjs --model MODEL.tfm --input FILE [--variant mt|mtr|st] [--threads N] ...');
   const r = await benchWasm({ model: a.model, input: a.input, variant: a.variant, threads: Number(a.threads),
     beam: Number(a.beam), maxLength: Number(a['max-length']), warmup: Number(a.warmup), profile: a.profile });
   if (a.json) writeFileSync(a.json, JSON.stringify(r));
