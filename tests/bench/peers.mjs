@@ -4,7 +4,7 @@
 //   node tests/bench/peers.mjs --model MODEL.tfm --input FILE [--int8-model MODEL.i8.tfm] [--lines 200]
 //        [--threads 1,2] [--beams 1,4] [--max-length N] [--runners a,b,...] [--repeat 1] [--row-timeout S]
 //        [--work DIR] [--onnx DIR] [--onnx-int8 DIR] [--marian DIR] [--shortlist LEX.s2t.bin] [--json OUT.json] [--no-check]
-//        [--native-build DIR]
+//        [--native-build DIR] [--ort-avx2-only]
 //
 // f32 rows: tformer native (build/tformer bench), tformer wasm under node (threaded build at each thread
 // count, single-threaded build at 1, and the threaded relaxed-SIMD build where this node validates
@@ -34,7 +34,10 @@
 // Bergamot, text only, by text). Differences are counted and listed by line, never fatal.
 // --native-build DIR: tformer native's build folder (default build). A folder configured with
 // -DTFORMER_X86_AVX2_ONLY=ON runs the kernels an AVX2-only CPU gets on any x86 machine; the table's
-// header and the JSON's meta say so (ONNX Runtime still picks its kernels from the real CPU).
+// header and the JSON's meta say so.
+// --ort-avx2-only: ONNX Runtime native runs a copy of its library that picks the kernels an AVX2-only
+// CPU gets (peers/ort_avx2_only.mjs, loaded with LD_PRELOAD); without it, ONNX Runtime picks from the
+// real CPU. With --native-build of an AVX2-only build, both native engines run as on an AVX2-only CPU.
 // --shortlist: Bergamot's rows load this binary lexical shortlist (as Firefox does); tformer's rows
 // use the shortlist their .tfm carries (a Marian folder with lex.*.s2t.bin imports it), if any.
 import { spawnSync } from 'node:child_process';
@@ -47,6 +50,7 @@ import { parseArgs } from 'node:util';
 import { detectEnvironment } from '../../web/src/environment.js';
 import { bergamotAvailable } from '../marian/bergamot.mjs';
 import { wasmDirOf } from '../wasm/load_module.mjs';
+import { writeAvx2OnlyOrt } from './peers/ort_avx2_only.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const peersDir = join(repo, 'tests', 'bench', 'peers');
@@ -57,8 +61,9 @@ const RELAXED_SIMD = detectEnvironment().relaxedSimd;  // whether this node vali
 
 let rowTimeoutMs = 0;  // --row-timeout: a row that runs longer is reported as such
 
-function run(cmd, args, { quiet = false } = {}) {
-  const r = spawnSync(cmd, args, { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 28, timeout: rowTimeoutMs || undefined });
+function run(cmd, args, { quiet = false, env = undefined } = {}) {
+  const r = spawnSync(cmd, args, { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 28, timeout: rowTimeoutMs || undefined,
+    env: env ? { ...process.env, ...env } : undefined });
   if (r.error?.code === 'ETIMEDOUT') throw new Error(`stopped after --row-timeout ${rowTimeoutMs / 1000} s`);
   if (r.status !== 0) {
     const why = r.signal ? `killed by ${r.signal}` : `exit status ${r.status}`;
@@ -160,7 +165,7 @@ function ortRow(name, label, precision, backend) {
     run(ctx, cfg) {
       const out = join(ctx.work, `${name}.t${cfg.threads}.b${cfg.beam}.json`);
       run(NODE, [join(peersDir, 'ort.mjs'), '--onnx', dir(ctx), '--ids', ctx.ids, '--backend', backend,
-        ...peerArgs(ctx, cfg, out)]);
+        ...peerArgs(ctx, cfg, out)], { env: backend === 'node' && ctx.ortAvx2Only ? { LD_PRELOAD: ctx.ortAvx2Only.out } : undefined });
       return { ...readJson(out), runner: name };
     },
   };
@@ -383,7 +388,7 @@ async function main() {
     'max-length': { type: 'string', default: '0' }, runners: { type: 'string' }, repeat: { type: 'string', default: '1' },
     'row-timeout': { type: 'string', default: '0' }, work: { type: 'string' }, onnx: { type: 'string' }, 'onnx-int8': { type: 'string' },
     marian: { type: 'string' }, shortlist: { type: 'string' }, json: { type: 'string' }, 'no-check': { type: 'boolean', default: false },
-    'native-build': { type: 'string' },
+    'native-build': { type: 'string' }, 'ort-avx2-only': { type: 'boolean', default: false },
   } });
   if (a['native-build']) nativeBuild = resolve(a['native-build']);
   if (!a.model || !a.input) throw new Error('usage: peers.mjs --model MODEL.tfm --input FILE [options]; see the header');
@@ -396,6 +401,7 @@ async function main() {
     runners: new Set(a.runners ? a.runners.split(',') : RUNNERS.map((r) => r.name)) };
   for (const n of ctx.runners) if (!RUNNERS.some((r) => r.name === n)) throw new Error(`--runners: unknown '${n}' (${RUNNERS.map((r) => r.name).join(', ')})`);
   writeFileSync(ctx.input, lines.join('\n') + '\n');
+  ctx.ortAvx2Only = a['ort-avx2-only'] ? writeAvx2OnlyOrt(join(work, 'libonnxruntime-avx2-only.so.1')) : null;
   console.error(`work folder ${work}: ${lines.length} lines`);
   run(PYTHON, [join(peersDir, 'ids.py'), 'encode', ctx.model, ctx.input, '-o', ctx.ids]);
   prepare(ctx, a);
@@ -442,10 +448,12 @@ async function main() {
     batching: 'length-sorted batches of at most 4096 padded source tokens (Bergamot: its batcher, mini-batch-words 4096)',
     repeat: Number(a.repeat), cpu: cpus()[0]?.model, cpu_features: cpuFeatures(), cores: cpus().length, loadavg_start: startLoad, loadavg_end: loadavg(),
     tformer_native_build: nativeBuild, tformer_native_kernels: nativeKernels(),
+    ort_native_kernels: ctx.ortAvx2Only ? 'AVX2 kernels only (peers/ort_avx2_only.mjs)' : 'the CPU\'s best kernels', ort_avx2_only: ctx.ortAvx2Only,
     node: process.version, v8: process.versions.v8, relaxed_simd: RELAXED_SIMD, onnx: ctx.onnx, onnx_int8: ctx.onnxInt8, marian: ctx.marian, shortlist: ctx.shortlist,
   };
   const printable = [...rows.filter((r) => r.status !== 'pending'), ...rows.filter((r) => r.status === 'pending')];
-  console.log(`CPU: ${describeCpu(meta.cpu, meta.cpu_features)}; ${meta.cores} cores; tformer native: ${meta.tformer_native_kernels}`);
+  console.log(`CPU: ${describeCpu(meta.cpu, meta.cpu_features)}; ${meta.cores} cores; tformer native: ${meta.tformer_native_kernels}; `
+    + `ONNX Runtime native: ${meta.ort_native_kernels}`);
   console.log(`node ${meta.node} (V8 ${meta.v8}), relaxed SIMD ${RELAXED_SIMD ? 'validates' : 'does not validate'}`);
   console.log(table(printable));
   console.log('x tok/s, x peak, x model: tformer native / row at the same precision, beam and threads (x tok/s > 1: tformer '
