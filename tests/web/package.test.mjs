@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
+import { detectEnvironment } from '../../web/src/environment.js';
 import { fixtureBytes, fixturePath, golden, importPackage, MemoryCache } from './helpers.mjs';
 
 let pkg;
@@ -46,7 +47,8 @@ test('info says what runs; auto in Node is wasm', async () => {
   // backend 'webgpu' in Node (npm webgpu): tests/webgpu/package.test.mjs
   const t = await create({ model: fixtureBytes('marian'), backend: 'wasm', threads: 2 });
   const info = t.info;
-  assert.equal(info.variant, 'threaded', 'node always has SharedArrayBuffer');
+  // Node always has SharedArrayBuffer; node 22+ also validates relaxed SIMD (node 20 does not).
+  assert.equal(info.variant, detectEnvironment().relaxedSimd ? 'relaxed' : 'threaded');
   assert.equal(info.backend, 'wasm');
   assert.equal(info.requestedBackend, 'wasm');
   assert.equal(info.backendReason, 'asked for');
