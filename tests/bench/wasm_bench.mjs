@@ -2,9 +2,10 @@
 // The wasm equivalent of `tformer bench`, under node, beside the native build in the same run.
 //
 //   node tests/bench/wasm_bench.mjs --model MODEL.tfm --input FILE [--lines N] [--beam N]
-//        [--max-length N] [--variants mt1,mt2,st] [--no-native] [--profile] [--json OUT.json]
+//        [--max-length N] [--variants mt1,mt2,st,mtr1] [--no-native] [--profile] [--json OUT.json]
 //
 // Rows: the threaded module (tformer-mt) with 1 and 2 threads, the single-threaded one (tformer-st),
+// optionally the threaded relaxed-SIMD one (mtr<threads>: node 22+, build-wasm-relaxed),
 // and build/tformer bench at 1 and 2 threads on the same model and lines. Each row runs in its own
 // process (tests/bench/peers/tformer_wasm.mjs for wasm), one after the other. Printed per row:
 // sentences/s, target tokens/s, ms/sentence (batch seconds / sentences), peak RSS, and the ratio
@@ -33,8 +34,8 @@ function run(cmd, args) {
 const readJson = (p) => JSON.parse(readFileSync(p, 'utf8'));
 
 function parseVariant(v) {
-  const m = /^(mt|st)(\d*)$/.exec(v);
-  if (!m) throw new Error(`--variants: '${v}' is not mt<threads> or st`);
+  const m = /^(mtr|mt|st)(\d*)$/.exec(v);
+  if (!m) throw new Error(`--variants: '${v}' is not mt<threads>, mtr<threads> or st`);
   return { variant: m[1], threads: m[1] === 'st' ? 1 : Number(m[2] || 1) };
 }
 
@@ -46,7 +47,7 @@ async function main() {
     json: { type: 'string' }, profile: { type: 'boolean', default: false },
   } });
   if (!a.model || !a.input) {
-    console.error('usage: node tests/bench/wasm_bench.mjs --model MODEL.tfm --input FILE [--lines N] [--beam N] [--variants mt1,mt2,st]');
+    console.error('usage: node tests/bench/wasm_bench.mjs --model MODEL.tfm --input FILE [--lines N] [--beam N] [--variants mt1,mt2,st,mtr1]');
     process.exit(2);
   }
   const work = mkdtempSync(join(tmpdir(), 'tformer-wasm-bench-'));
