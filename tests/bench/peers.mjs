@@ -225,9 +225,9 @@ function bergamotRow(name, label, precision) {
 
 const RUNNERS = [
   { ...tformerNative('tformer-native', 'tformer native f32', 'f32'), baseline: true },
-  { ...tformerWasm('tformer-wasm-mt', 'tformer wasm mt f32', 'f32', 'mt'), wasmBaseline: 'mt' },
-  { ...tformerWasm('tformer-wasm-st', 'tformer wasm st f32', 'f32', 'st'), wasmBaseline: 'st' },
-  { ...tformerWasm('tformer-wasm-mtr', 'tformer wasm mtr f32', 'f32', 'mtr'), wasmBaseline: 'mtr' },
+  tformerWasm('tformer-wasm-mt', 'tformer wasm mt f32', 'f32', 'mt'),
+  tformerWasm('tformer-wasm-st', 'tformer wasm st f32', 'f32', 'st'),
+  tformerWasm('tformer-wasm-mtr', 'tformer wasm mtr f32', 'f32', 'mtr'),
   { ...ortRow('ort-node', 'ONNX Runtime native f32', 'f32', 'node') },
   { ...ortRow('ort-web', 'ONNX Runtime wasm f32', 'f32', 'web'), wasm: 'mt' },
   {
@@ -241,9 +241,9 @@ const RUNNERS = [
   },
   bergamotRow('bergamot', 'Bergamot wasm float32', 'f32'),
   { ...tformerNative('tformer-native-int8', 'tformer native int8', 'int8'), baseline: true },
-  { ...tformerWasm('tformer-wasm-mt-int8', 'tformer wasm mt int8', 'int8', 'mt'), wasmBaseline: 'mt' },
-  { ...tformerWasm('tformer-wasm-st-int8', 'tformer wasm st int8', 'int8', 'st'), wasmBaseline: 'st' },
-  { ...tformerWasm('tformer-wasm-mtr-int8', 'tformer wasm mtr int8', 'int8', 'mtr'), wasmBaseline: 'mtr' },
+  tformerWasm('tformer-wasm-mt-int8', 'tformer wasm mt int8', 'int8', 'mt'),
+  tformerWasm('tformer-wasm-st-int8', 'tformer wasm st int8', 'int8', 'st'),
+  tformerWasm('tformer-wasm-mtr-int8', 'tformer wasm mtr int8', 'int8', 'mtr'),
   { ...ortRow('ort-node-int8', 'ONNX Runtime native int8', 'int8', 'node') },
   { ...ortRow('ort-web-int8', 'ONNX Runtime wasm int8', 'int8', 'web'), wasm: 'mt' },
   bergamotRow('bergamot-int8', 'Bergamot wasm int8shiftAlphaAll', 'int8'),

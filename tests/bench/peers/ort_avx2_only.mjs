@@ -49,7 +49,8 @@ function offsetsOf(bytes, pattern) {
  */
 export function writeAvx2OnlyOrt(out, source = ortLibrary()) {
   if (process.arch !== 'x64' || process.platform !== 'linux') throw new Error('ort_avx2_only: x86-64 Linux only');
-  const bytes = Buffer.from(readFileSync(source));
+  const bytes = readFileSync(source);
+  const sourceSha256 = createHash('sha256').update(bytes).digest('hex');  // before the edits below
   const xgetbv = offsetsOf(bytes, XGETBV);
   const vnni = offsetsOf(bytes, AVX_VNNI_TEST);
   if (xgetbv.length < 1 || vnni.length !== 1) {
@@ -60,7 +61,7 @@ export function writeAvx2OnlyOrt(out, source = ortLibrary()) {
   bytes[vnni[0] + AVX_VNNI_TEST.length - 1] = 0x00;  // test al,0x10 -> test al,0
   writeFileSync(out, bytes);
   return {
-    source, out, source_sha256: createHash('sha256').update(readFileSync(source)).digest('hex'),
+    source, out, source_sha256: sourceSha256,
     xgetbv_sites: xgetbv.map((x) => `0x${x.toString(16)}`), avx_vnni_test: `0x${vnni[0].toString(16)}`,
   };
 }
