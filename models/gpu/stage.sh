@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Here, before training on the GPU machine: packs what the recipes read from ../shared/ into
-# models/work/gpu/shared.tar.xz, the one git-ignored path the GPU machine's `run` must carry. The
+# models/work/gpu/shared.tar.xz, and the warm starts into models/work/gpu/init/ (below): the one
+# git-ignored path the GPU machine's `run` must carry. collect.sh, after the call, restores the tree. The
 # training text goes as token ids (`<file>.ids.npy` + `.ids.json`, made with the recipes' shared
 # vocabulary: models/tformer/data.py reads them where the text is absent), the dev text as text.
 # Not the test sets: evaluation runs here. The machine receives only the repository, at most
@@ -55,11 +56,31 @@ mapfile -t files < <(cd "$staging" && find . -type f | sed 's|^\./||' | sort)
 (cd "$staging" && sha256sum "${files[@]}") > "$(dirname "$out")/shared.sha256"
 tar -C "$staging" -cf - "${files[@]}" | xz -9e -T1 > "$out"
 archive=$(stat -c %s "$out")
-# What travels to the GPU machine besides the carried folder: tracked and untracked-not-ignored files.
-tree=$(cd "$repo" && git ls-files -z --cached --others --exclude-standard | xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')
+
+# The warm starts. The text and both shipped f16 files (53.5 MB) do not fit together, so each recipe's
+# init_from travels as its int8 variant (13.9 MB; models/tfm variants writes it), which
+# models/gpu/unpack.sh puts in the f16 file's place there (training dequantizes it), and the f16
+# files leave the tree for the call (models/gpu/stash.sh; collect.sh puts them back).
+init_dir=$(dirname "$out")/init
+rm -rf "$init_dir" && mkdir -p "$init_dir"
+names=()
+for init in $(awk '$1 == "init_from:" {print $2}' "$repo"/models/configs/*.yaml | sort -u); do
+  name=$(basename "$(dirname "$init")")
+  int8="$repo/models/$name/model.int8.tfm"
+  [ -f "$int8" ] || (cd "$repo" && models/tfm variants >/dev/null)
+  [ -f "$int8" ] || { echo "stage.sh: $int8 is missing (models/tfm variants)" >&2; exit 1; }
+  cp "$int8" "$init_dir/$name.tfm"
+  names+=("$name")
+done
+if [ "${TFORMER_STAGE_KEEP_MODELS:-}" != 1 ]; then  # (tests stage into a temporary folder)
+  "$repo/models/gpu/stash.sh" out "${names[@]}"
+fi
+# What travels: tracked and untracked-not-ignored files, and the carried folder.
+carried=$(du -sb "$(dirname "$out")" | cut -f1)
+tree=$(cd "$repo" && { git ls-files -z --cached --others --exclude-standard | xargs -0 stat -c %s 2>/dev/null || true; } | awk '{s += $1} END {print s + 0}')
 limit=$((64 << 20))
-total=$((tree + archive))
-echo "staged ${#files[@]} files: $out ($archive bytes); with the working tree ($tree bytes) $total of $limit bytes travel; carry: models/work/gpu"
+total=$((tree + carried))
+echo "staged ${#files[@]} files: $out ($archive bytes) and ${#names[@]} int8 warm starts; with the working tree ($tree bytes) $total of $limit bytes travel; carry: models/work/gpu"
 if [ "${TFORMER_STAGE_NO_LIMIT:-}" != 1 ] && [ "$total" -gt "$limit" ]; then
   echo "stage.sh: $((total - limit)) bytes over the GPU machine's 64 MiB: the run tool would refuse it." >&2
   echo "  Untracked files that git does not ignore travel too (git status shows them)." >&2

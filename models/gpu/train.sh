@@ -4,7 +4,8 @@
 # with carry ["models/work/gpu"]. Trains each named recipe (models/configs/NAME.yaml) for MINUTES,
 # all side by side on the machine, with the recipe's `gpu:` keys. Without models/work/NAME/last.pt
 # (a fresh machine) each run warm-starts from the shipped models/NAME/model.tfm, so the steps add
-# up across sessions, as on CPU. Then exports each as f16, choosing by dev loss among the last
+# up across sessions, as on CPU (where stage.sh staged the int8 variant instead of the f16 file,
+# models/gpu/unpack.sh puts it in the f16 file's place: the warm start dequantizes it). Then exports each as f16, choosing by dev loss among the last
 # checkpoint, the average of the last `average_last` and the best one (models/tfm train
 # --export-best), and leaves in $OUT what the tool returns (at most 8 files of 16 MiB):
 # NAME.tfm.part-aa, -ab (split) and NAME.log (the run's output). Here, models/gpu/collect.sh
@@ -20,10 +21,8 @@ minutes=${1:?usage: models/gpu/train.sh MINUTES NAME...}; shift
 : "${OUT:?OUT: the folder whose files come back}"
 cd "$(dirname "$0")/../.."
 stage=$(realpath -m "${STAGE:-models/work/gpu}")   # STAGE: another folder (tests)
-[ -f "$stage/shared.tar.xz" ] || { echo "$stage/shared.tar.xz missing: run models/gpu/stage.sh here and carry models/work/gpu" >&2; exit 2; }
-mkdir -p "$stage/shared" && tar -C "$stage/shared" -xJf "$stage/shared.tar.xz"
-(cd "$stage/shared" && sha256sum -c --quiet ../shared.sha256)
-export TFORMER_SHARED=$stage/shared
+TFORMER_SHARED=$(STAGE=$stage models/gpu/unpack.sh)
+export TFORMER_SHARED
 python=${PYTHON:-python3}   # the GPU machine's python3 has CUDA PyTorch; Debian's is not there
 "$python" -c "import torch, yaml, sentencepiece, numpy" || { echo "$python lacks a module the recipe needs" >&2; exit 2; }
 if command -v nvidia-smi >/dev/null; then nvidia-smi --query-gpu=name,memory.total --format=csv,noheader; fi

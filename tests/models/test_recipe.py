@@ -88,7 +88,7 @@ def main():
         for f in train_files | dev_files:
             os.makedirs(os.path.dirname(os.path.join(shared, f)), exist_ok=True)
             open(os.path.join(shared, f), "w").write(f"Ein Hund {f} läuft.\nZwei Katzen.\n")
-        env = {**os.environ, "TFORMER_SHARED": shared, "TFORMER_STAGE_NO_LIMIT": "1"}
+        env = {**os.environ, "TFORMER_SHARED": shared, "TFORMER_STAGE_NO_LIMIT": "1", "TFORMER_STAGE_KEEP_MODELS": "1"}
         stage = [os.path.join(REPO, "models/gpu/stage.sh"), os.path.join(tmp, "out")]
         run = subprocess.run(stage, env=env, capture_output=True, text=True)
         archive = os.path.join(tmp, "out", "shared.tar.xz")
