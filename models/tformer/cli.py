@@ -15,7 +15,9 @@ def cmd_train(args):
     if args.benchmark is not None:
         if args.benchmark < 1:
             raise SystemExit("--benchmark: the number of steps must be at least 1")
-        benchmark(args.config, args.benchmark)
+        # Several batch sizes in one process: the compiled trunk is reused, each is still alone on the device.
+        for batch_tokens in args.batch_tokens or [None]:
+            benchmark(args.config, args.benchmark, batch_tokens=batch_tokens)
         return
     try:
         if not (args.max_minutes == 0 and args.export_best):  # (the export prepares the data itself)
@@ -79,6 +81,9 @@ def main(argv):
     s.add_argument("--benchmark", type=int, metavar="STEPS", default=None,
                    help="time STEPS training steps of a fresh model (nothing saved): target tokens/s and "
                         "the split of a step (data, forward, backward, optimizer, synchronisation)")
+    s.add_argument("--batch-tokens", metavar="N[,N...]", default=None,
+                   type=lambda v: [int(x) for x in v.split(",")],
+                   help="with --benchmark: the batch sizes to time, one after another, instead of the recipe's")
     s.add_argument("--export-best", metavar="TFM", default=None,
                    help="after training, export whichever has the lowest dev loss: the last checkpoint, "
                         "the average of the last `average_last`, or the best one")

@@ -660,11 +660,16 @@ def run_training(t: Trainer, max_minutes: float | None):
     return t.wd
 
 
-def benchmark(recipe_path: str, steps: int, warmup: int = 3) -> dict:
+def benchmark(recipe_path: str, steps: int, warmup: int = 3, batch_tokens: int | None = None) -> dict:
     """Trains `steps` steps from a fresh model (no checkpoint is read or written) twice: once as
     training runs (target tokens/s), once with the device drained after each phase (the split of a
-    step's time). Prints both; returns them."""
-    t = Trainer(load_recipe(recipe_path), fresh=True, log_name="benchmark.log")
+    step's time). Prints both; returns them. batch_tokens: instead of the recipe's (CPU and GPU keys)."""
+    recipe = load_recipe(recipe_path)
+    if batch_tokens is not None:
+        recipe["train"]["batch_tokens"] = batch_tokens
+        if "gpu" in recipe["train"]:
+            recipe["train"]["gpu"]["batch_tokens"] = batch_tokens
+    t = Trainer(recipe, fresh=True, log_name="benchmark.log")
     try:
         index, plan = t.epoch_plan(0)
         accumulate = t.tr.get("accumulate", 1)
