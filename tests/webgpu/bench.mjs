@@ -5,7 +5,7 @@
 //
 //   node tests/webgpu/bench.mjs [--model FILE.tfm] [--paragraph 12] [--batch 32] [--max-length 0]
 //        [--beam 1] [--variant st|mt] [--threads 1] [--repeat 1] [--max-words N]
-//        [--runners translate,session,webgpu,webgpu-logits] [--json OUT.json]
+//        [--runners translate,session,webgpu,webgpu-logits] [--gpu-weights f32|auto] [--json OUT.json]
 //
 // Workloads: a long paragraph (--paragraph sentences of the flores test set in one text, split by
 // the engine) and a batch (--batch separate sentences). Rows, for each:
@@ -15,6 +15,8 @@
 //   webgpu session     encoder and output projection on WebGPU, the rest in wasm; a step reads
 //                      back each row's best candidates (logSoftmaxTopK)
 //   webgpu, full logits  the same reading back full logits (--runners ...,webgpu-logits)
+// --gpu-weights: f32 (default: the f32 weights SwiftShader needs) or auto (f16 weights where the
+// adapter has shader-f16, as the package does on a real GPU).
 // Per row: time, sentences/s, target tokens/s; for WebGPU the submissions and readbacks per
 // sentence, the bytes read back, and where the time went (waiting for the GPU, wasm's next() =
 // decoder layers + search, copying results into wasm). The model defaults to the larger random
@@ -37,6 +39,7 @@ const { values: args } = parseArgs({
     variant: { type: 'string', default: 'st' }, threads: { type: 'string', default: '1' },
     repeat: { type: 'string', default: '1' }, json: { type: 'string' }, 'max-words': { type: 'string' },
     runners: { type: 'string', default: 'translate,session,webgpu,webgpu-logits' },
+    'gpu-weights': { type: 'string', default: 'f32' },
   },
 });
 
@@ -49,7 +52,8 @@ const options = translateOptions({ beam: Number(args.beam), nbest: 1, maxLength:
 const Module = await loadVariant(args.variant);
 const translator = new Module.Translator(new Uint8Array(readFileSync(modelFile)), threads);
 const withGpu = args.runners.split(',').some((r) => r.startsWith('webgpu'));
-const { runtime, reason } = withGpu ? await nodeRuntime({ f16Weights: false }) : { runtime: null };
+if (!['f32', 'auto'].includes(args['gpu-weights'])) throw new Error(`--gpu-weights: f32 or auto, not ${args['gpu-weights']}`);
+const { runtime, reason } = withGpu ? await nodeRuntime({ f16Weights: args['gpu-weights'] === 'auto' ? 'auto' : false }) : { runtime: null };
 if (withGpu && !runtime) throw new Error(reason);
 const t0 = performance.now();
 // A GPU failure would make the WebGPU rows wasm rows: it stops the benchmark instead.
@@ -146,7 +150,7 @@ const workloads = [
 console.log(`model ${modelFile}: d ${config.d_model}, ${config.encoder_layers}+${config.decoder_layers} layers, vocabulary ${config.vocab_size}; ` +
   `wasm ${args.variant} ${threads} thread(s) on ${cpus().length} cores (load ${loadavg()[0].toFixed(1)}); ` +
   (withGpu ? `WebGPU: ${adapter.vendor || '?'} ${adapter.architecture || ''} ${adapter.description || ''} ` +
-    `(weights uploaded in ${uploadMs.toFixed(0)} ms, ${(runtime.counters.uploadedBytes / 2 ** 20).toFixed(1)} MiB); ` : 'no WebGPU rows; ') +
+    `(${runtime.useF16Weights ? 'f16' : 'f32'} weights uploaded in ${uploadMs.toFixed(0)} ms, ${(runtime.counters.uploadedBytes / 2 ** 20).toFixed(1)} MiB); ` : 'no WebGPU rows; ') +
   `beam ${options.beam}, max length ${options.maxLength || 'ratio 2'}`);
 const rows = [];
 for (const w of workloads) {
@@ -183,7 +187,8 @@ console.log('vs wasm: tokens/s against wasm translate() on the same workload in 
   'computeOnCpu: encoder and output projection on wasm; ' +
   'copy-in: provideEncoderOutput/provideLogits/provideCandidates (JS -> wasm copy and checks). differ: sentences whose tokens differ from wasm translate().');
 if (args.json) {
-  writeFileSync(args.json, JSON.stringify({ model: modelFile, config, adapter, threads, variant: args.variant, options,
+  writeFileSync(args.json, JSON.stringify({ model: modelFile, config, adapter, gpuF16Weights: runtime?.useF16Weights ?? null,
+    threads, variant: args.variant, options,
     rows: rows.map(({ tokens, ...r }) => r) }, null, 2));
 }
 backend?.destroy();

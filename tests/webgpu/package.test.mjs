@@ -98,18 +98,20 @@ test('a device lost mid-translation: the wasm result, a warning, onFallback once
 
 test('aborting a running WebGPU translation, and disposing during one, leave the process alive and the engine right', { skip }, async () => {
   // Terminating a Worker inside a Dawn call would abort node: the engine stops between steps instead.
+  // The work must outlast the 300 ms before the abort and the dispose: 8 paragraphs took under 300 ms
+  // on an H100 (the test failed there), so 400 (2,400 sentences at beam 4: seconds on any GPU).
   const bytes = modelBytes(fixtureFile('marian', 'model.tfm'));
   const texts = lines(fixtureFile('marian', 'input.txt'));
   const gpu = await create({ model: bytes, backend: 'webgpu' });
   const controller = new AbortController();
-  const long = gpu.translate(Array(8).fill(texts.join(' ')), { beam: 4, signal: controller.signal });
+  const long = gpu.translate(Array(400).fill(texts.join(' ')), { beam: 4, signal: controller.signal });
   setTimeout(() => controller.abort(), 300);
   await assert.rejects(long, { name: 'AbortError' });
   const wasm = await create({ model: bytes, backend: 'wasm' });
   const after = await gpu.translate(texts);
   assert.equal(after[0].timings.backend, 'webgpu', 'the same engine goes on, on the GPU');
   assert.deepEqual(tokensOf(after), tokensOf(await wasm.translate(texts)));
-  const running = gpu.translate(Array(8).fill(texts.join(' ')), { beam: 4 });
+  const running = gpu.translate(Array(400).fill(texts.join(' ')), { beam: 4 });
   setTimeout(() => gpu.dispose(), 300);
   await assert.rejects(running, /disposed/);
   assert.equal((await wasm.translate(texts[0])).text, after[0].text, 'node is alive');
