@@ -4,7 +4,7 @@ Import reads what OPUS-MT and Firefox Translations ship:
 - OPUS-MT: a folder with the model `.npz`, `decoder.yml`, `source.spm`/`target.spm` and the
   `*.vocab.yml` table that gives the token ids (the ids are those of the table, not the
   SentencePiece models'): the .tfm then carries both SentencePiece models and the table(s)
-  (tokenizer type `sentencepiece_vocab`, models/FORMAT.md).
+  (tokenizer type `sentencepiece_vocab`, docs/FORMAT.md).
 - Firefox Translations: `model.*.bin` (float32, or intgemm8 with `*_QuantMultA` activation
   multipliers) with its SentencePiece vocabulary (`vocab.*.spm`, or `srcvocab.*.spm` and
   `trgvocab.*.spm`); the ids are SentencePiece ids. intgemm8 matrices become .tfm `i8` tensors with
@@ -658,7 +658,7 @@ def import_marian(path: str, out_path: str, model=None, vocabs=None, spms=None, 
     tokenizer = tfm.tokenizer_section(tensors, m.src.spm_bytes, m.tgt.spm_bytes,
                                       m.src.table if tables else None, m.tgt.table if tables else None)
     if m.shortlist:
-        # Carried unchanged as the u8 tensor "shortlist" (models/FORMAT.md), checked as the engine checks it.
+        # Carried unchanged as the u8 tensor "shortlist" (docs/FORMAT.md), checked as the engine checks it.
         from .shortlist import LexicalShortlist
         with open(m.shortlist, "rb") as f:
             blob = f.read()

@@ -1,7 +1,7 @@
 """Marian's binary lexical shortlist (lex.*.s2t.bin of Firefox Translations models), read, written
 and applied as the engine does (core/src/decoding/shortlist.h states the format and the rules).
 
-A `.tfm` file carries the file unchanged as the `u8` tensor `shortlist` (models/FORMAT.md). A
+A `.tfm` file carries the file unchanged as the `u8` tensor `shortlist` (docs/FORMAT.md). A
 sentence is then decoded over the target ids `words(source_ids)` only: the other logits are left
 out of its log-softmax, as Marian and Bergamot leave them out of the output projection.
 """

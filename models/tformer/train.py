@@ -535,7 +535,7 @@ class Trainer:
               "metadata": {"name": self.recipe["name"], "source_language": self.recipe["source_lang"],
                            "target_language": self.recipe["target_lang"], "train_step": state["step"],
                            "train_epoch": state["epoch"]}}
-        if self.alignment:  # the head the engine reads its alignment from (models/FORMAT.md)
+        if self.alignment:  # the head the engine reads its alignment from (docs/FORMAT.md)
             ck["metadata"]["alignment_head"] = {"layer": self.alignment["layer"], "head": self.alignment["head"]}
         if tag_step:
             torch.save(ck, os.path.join(wd, f"ckpt-{state['step']}.pt"))

@@ -11,7 +11,7 @@ import { RequestQueue, abortReason } from './request-queue.js';
 import { ModelFormatError, TranslatorDisposedError, checkUnicode } from './errors.js';
 import { primeEnvironment } from './environment.js';
 
-// The first bytes of every .tfm file (models/FORMAT.md).
+// The first bytes of every .tfm file (docs/FORMAT.md).
 const TFM_MAGIC = 'TFMODEL\0';
 
 // Where a model came from, for messages: its path (Node files), its URL, or 'the model bytes given'.

@@ -115,7 +115,7 @@ class Translator {
                                             const TranslateOptions& options = {},
                                             const SessionCallNames& names = {});
 
-  // For an external backend: a weight tensor by its name in models/FORMAT.md, as float32.
+  // For an external backend: a weight tensor by its name in docs/FORMAT.md, as float32.
   TensorFloats tensor_floats(const std::string& name) const;
   // The positional encodings the engine adds, [max_positions, d_model] row-major.
   const std::vector<float>& positions() const;
