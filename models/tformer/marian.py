@@ -14,7 +14,7 @@ Export writes a Marian model (`model.npz`, `model.bin`, and with --int8 `model.i
 with activation multipliers calibrated on text) plus vocabulary files and a `decoder.yml`, so that
 Marian (marian-decoder) and Bergamot's wasm decode the same weights.
 
-The computation both sides agree on is in /work/shared/MARIAN.md and models/tformer/model.py.
+The computation both sides agree on is in models/MARIAN-IMPORT.md and models/tformer/model.py.
 Anything the engine cannot compute is refused with a message naming the Marian option.
 """
 from __future__ import annotations
