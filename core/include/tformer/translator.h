@@ -31,7 +31,8 @@ struct SentenceTranslation {
   std::vector<std::string> target_pieces;  // one per target token of the best hypothesis
   std::vector<Hypothesis> hypotheses;     // best first; nbest of them
   // Row-major [target tokens x source tokens] cross-attention weights of the best hypothesis
-  // (last decoder layer, averaged over heads); empty unless requested.
+  // (the model's alignment head where its metadata names one, else the mean of the last decoder
+  // layer's heads); empty unless requested.
   std::vector<float> alignment;
 };
 
