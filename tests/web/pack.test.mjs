@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { webDir, fixturePath, golden, nativeCli, repoRoot, requireDist } from './helpers.mjs';
 
-// web/README.md's Quick start blocks, by the file name on their first line ("// main.mjs").
-function readmeSnippet(name) {
-  const readme = readFileSync(path.join(webDir, 'README.md'), 'utf8');
+// A README's js blocks, by the file name on their first line ("// main.mjs"): web/README.md's
+// Quick start, and the top README's example.
+function readmeSnippet(name, readmePath = path.join(webDir, 'README.md')) {
+  const readme = readFileSync(readmePath, 'utf8');
   const block = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.startsWith(`// ${name}\n`));
-  assert.ok(block, `web/README.md has a js block starting with "// ${name}"`);
+  assert.ok(block, `${path.relative(repoRoot, readmePath)} has a js block starting with "// ${name}"`);
   return block;
 }
 
@@ -75,6 +76,14 @@ test('npm pack: the tarball installs into an empty folder and translates', { tim
         assert.equal(out, cli(sentence), `the README's ${name}`);
         t.diagnostic(`README ${name}: "${sentence}" -> "${out}"`);
       }
+      // The top README's example prints what its comment says, which is the CLI's translation.
+      const top = readmeSnippet('main.mjs', path.join(repoRoot, 'README.md'));
+      const [, sentence] = top.match(/translate\('([^']+)'\)/);
+      const [, said] = top.match(/console\.log\(result\.text\);\s*\/\/ (.+)\n/);
+      writeFileSync(path.join(app, 'top.mjs'), top);
+      const out = execFileSync('node', ['top.mjs'], { cwd: app, encoding: 'utf8' }).trim();
+      assert.equal(out, said, "the top README's example prints what its comment says");
+      assert.equal(out, cli(sentence), "the top README's example translates as the CLI");
     } else {
       t.diagnostic('no models/tiny.deen/model.tfm: the README snippets were not run');
     }
