@@ -832,6 +832,13 @@ def export_marian(model_path: str, out_dir: str, formats=("npz", "bin"), int8: b
             with open(os.path.join(out_dir, name), "wb") as fh:
                 fh.write(f.tensors[spec[side]].tobytes())
     written["vocabs"] = sorted(set(vocab_files))
+    # The lexical shortlist, as Firefox Translations ships it beside its models (lex.*.s2t.bin).
+    shortlist_file = None
+    if "shortlist" in f.tensors:
+        shortlist_file = "lex.s2t.bin"
+        with open(os.path.join(out_dir, shortlist_file), "wb") as fh:
+            fh.write(f.tensors["shortlist"].tobytes())
+        written["shortlist"] = shortlist_file
 
     float_items = [mio.item_from_array(m, params[m]) for m in sorted(params)] + [mio.yml_item(yml)]
     models = []
@@ -892,7 +899,9 @@ def export_marian(model_path: str, out_dir: str, formats=("npz", "bin"), int8: b
     with open(os.path.join(out_dir, "decoder.yml"), "w", encoding="utf-8") as fh:
         fh.write(mio.dump_options({"relative-paths": True, "models": [models[0]], "vocabs": vocab_files,
                                    "beam-size": 1, "normalize": 1.0, "max-length-factor": 2.0,
-                                   "mini-batch": 16, "maxi-batch": 100, "maxi-batch-sort": "src"}))
+                                   "mini-batch": 16, "maxi-batch": 100, "maxi-batch-sort": "src",
+                                   # [file, check]: Firefox's configs name the binary file and false
+                                   **({"shortlist": [shortlist_file, "false"]} if shortlist_file else {})}))
         if int8:
             fh.write("# for model.intgemm.alphas.bin: gemm-precision: int8shiftAlphaAll\n")
     written["options"] = opts
