@@ -8,6 +8,7 @@ out of its log-softmax, as Marian and Bergamot leave them out of the output proj
 """
 from __future__ import annotations
 
+import os
 import struct
 
 import numpy as np
@@ -176,6 +177,7 @@ def cmd_shortlist(args):
         model.tensors["shortlist"] = np.frombuffer(blob, dtype=np.uint8)
         model.metadata = dict(model.metadata, shortlist={
             "made_by": "models/tfm shortlist", "best": args.best, "first": args.first,
+            "links_of": os.path.basename(args.config) + (" (reversed)" if args.reverse else ""),
             "links": int(len(src)), "source_words_listed": int(sum(1 for x in lists if len(x)))})
         tfm.write(args.into, model)
     print(f"shortlist: {len(src)} links, {entries} (source, target) entries, best {args.best}, first {args.first}, "
