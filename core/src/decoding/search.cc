@@ -65,30 +65,20 @@ Search::Search(const Decoder& decoder, const ModelConfig& config, const EncoderO
   if (max_lengths_.size() != memory.batch)
     throw Error("search: " + std::to_string(max_lengths_.size()) + " length limits for a batch of " +
                 std::to_string(memory.batch));
-  const int longest = *std::max_element(max_lengths_.begin(), max_lengths_.end());
-  state_ = decoder.start(memory, size_t(longest));
+  finished_.resize(memory.batch);
   rows_.resize(memory.batch);
   for (size_t b = 0; b < memory.batch; ++b) rows_[b].sentence = int(b);
-  finished_.resize(memory.batch);
   if (!shortlists.empty()) {
     if (shortlists.size() != memory.batch)
       throw Error("search: " + std::to_string(shortlists.size()) + " shortlists for a batch of " +
                   std::to_string(memory.batch));
     shortlists_ = std::move(shortlists);
-    for (const std::vector<int>& ids : shortlists_) {
+    for (const std::vector<int>& ids : shortlists_)
       if (ids.empty() || !std::is_sorted(ids.begin(), ids.end()) || ids.front() < 0 || ids.back() >= config.vocab_size)
         throw Error("search: a shortlist must be ascending target ids");
-      union_.insert(union_.end(), ids.begin(), ids.end());
-    }
-    std::sort(union_.begin(), union_.end());
-    union_.erase(std::unique(union_.begin(), union_.end()), union_.end());
-    for (const std::vector<int>& ids : shortlists_) {
-      std::vector<int>& cols = columns_.emplace_back(ids.size());
-      for (size_t i = 0; i < ids.size(); ++i)
-        cols[i] = int(std::lower_bound(union_.begin(), union_.end(), ids[i]) - union_.begin());
-    }
-    union_projection_ = decoder.output().subset(union_);
   }
+  const int longest = *std::max_element(max_lengths_.begin(), max_lengths_.end());
+  state_ = decoder.start(memory, size_t(longest), shortlists_);
 }
 
 const std::vector<float>& Search::hidden() {
@@ -97,7 +87,7 @@ const std::vector<float>& Search::hidden() {
     tokens_.resize(rows_.size());
     for (size_t r = 0; r < rows_.size(); ++r) tokens_[r] = rows_[r].tokens.empty() ? -1 : rows_[r].tokens.back();
     decoder_.step_hidden(state_, tokens_, hidden_, options_.alignment ? &alignment_ : nullptr);
-    logits_.ensure(rows_.size() * (shortlisted() ? union_.size() : size_t(config_.vocab_size)));
+    logits_.ensure(rows_.size() * decoder_.logits_width(state_));
     hidden_ready_ = true;
   }
   return hidden_;
@@ -111,10 +101,7 @@ float* Search::logits() {
 void Search::project() {
   if (!hidden_ready_) throw Error("search: project() before hidden() in this step");
   profile::Scope timed(profile::Phase::kOutputProjection);
-  if (shortlisted())
-    union_projection_(hidden_.data(), rows_.size(), logits_.data());
-  else
-    decoder_.project(hidden_.data(), rows_.size(), logits_.data());
+  decoder_.project(state_, hidden_.data(), logits_.data());
 }
 
 void Search::consume_logits() {
@@ -134,13 +121,9 @@ void Search::consume_logits() {
   // the order of logits, so the rules run on those few (consume_candidates) instead of on V
   // log-probabilities per row: one pass for the max and the log-sum-exp, one to select. The
   // log-probabilities are the very numbers the full row would give, (logit - max) - log_sum.
-  // With shortlists, each row's logits of its own sentence's ids, gathered in ascending id
-  // order, go through the same passes as a whole row: so a sentence's numbers do not depend on
-  // the other sentences of its batch (whose ids widen the union).
-  const size_t rows = rows_.size(), k = candidates_per_row(), stride = 3 + 2 * k, U = union_.size();
-  size_t longest = 0;
-  for (const std::vector<int>& ids : shortlists_) longest = std::max(longest, ids.size());
-  gathered_.resize(rows * longest);
+  // With shortlists, each row's logits of its own sentence's ids (ascending, as the decoder's
+  // projection writes them) go through the same passes as a whole row.
+  const size_t rows = rows_.size(), k = candidates_per_row(), stride = 3 + 2 * k, W = decoder_.logits_width(state_);
   candidates_.resize(rows * stride);
   top_.resize(rows * k);
   const int unk = config_.suppress_unk && config_.unk_id >= 0 ? config_.unk_id : -1;
@@ -153,9 +136,7 @@ void Search::consume_logits() {
     if (!shortlisted()) return row_candidates(&logits_[r * V], V, nullptr, unk, config_.eos_id, row, top);
     const size_t s = size_t(rows_[r].sentence);
     const std::vector<int>& ids = shortlists_[s];
-    const std::vector<int>& cols = columns_[s];
-    float* x = &gathered_[r * longest];
-    for (size_t i = 0; i < ids.size(); ++i) x[i] = logits_[r * U + size_t(cols[i])];
+    const float* x = &logits_[r * W];
     auto column_of = [&](int id) {
       const auto it = std::lower_bound(ids.begin(), ids.end(), id);
       return it != ids.end() && *it == id ? int(it - ids.begin()) : -1;
@@ -170,8 +151,7 @@ void Search::consume_logits() {
     for (size_t r = 0; r < rows; ++r) {
       const size_t s = size_t(rows_[r].sentence);
       std::vector<float> full(V, kNegInf);
-      for (size_t i = 0; i < shortlists_[s].size(); ++i)
-        full[size_t(shortlists_[s][i])] = logits_[r * U + size_t(columns_[s][i])];
+      for (size_t i = 0; i < shortlists_[s].size(); ++i) full[size_t(shortlists_[s][i])] = logits_[r * W + i];
       rows_[r].logits.push_back(std::move(full));
     }
   }

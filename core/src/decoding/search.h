@@ -59,7 +59,7 @@ class Search {
   // outlive the search; `memory` is read only here.
   // `shortlists`: empty, or per sentence the target ids it may produce, ascending (a lexical
   // shortlist, decoding/shortlist.h): its log-softmax and its candidates then range over those
-  // ids only, and logits() holds the projection onto the union of the batch's lists.
+  // ids only, and each row of logits() holds its sentence's ids' logits (the decoder's projection).
   Search(const Decoder& decoder, const ModelConfig& config, const EncoderOutput& memory,
          std::vector<int> max_lengths, const SearchOptions& options, bool keep_logits = false,
          std::vector<std::vector<int>> shortlists = {});
@@ -70,7 +70,7 @@ class Search {
   // Runs the decoder layers for this step (once; later calls return the same states).
   const std::vector<float>& hidden();
   // This step's logits [rows, vocab] to be filled in, after hidden(). With shortlists: [rows,
-  // shortlisted ids], which only project() writes (another backend cannot answer for them).
+  // longest shortlist], which only project() writes (another backend cannot answer for them).
   float* logits();
   bool shortlisted() const { return !shortlists_.empty(); }
   // Writes logits() with the decoder's output projection (onto the shortlisted ids, if any).
@@ -135,11 +135,7 @@ class Search {
   std::vector<int> tokens_, top_;
   std::vector<float> candidates_;  // consume_logits' per-row candidates, consume_candidates' layout
   std::vector<Candidate> heap_;
-  // Lexical shortlists: per sentence its ids, and where each lies in union_ (the ids projected).
-  std::vector<std::vector<int>> shortlists_, columns_;
-  std::vector<int> union_;
-  Linear union_projection_;
-  std::vector<float> gathered_;  // [rows, longest shortlist]: a row's logits of its own ids
+  std::vector<std::vector<int>> shortlists_;  // per sentence its lexical shortlist's ids
 };
 
 // Runs a Search to the end with the decoder's own output projection.
