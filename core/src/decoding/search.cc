@@ -60,8 +60,7 @@ Search::Search(const Decoder& decoder, const ModelConfig& config, const EncoderO
       options_(options),
       keep_logits_(keep_logits),
       max_lengths_(std::move(max_lengths)),
-      source_lengths_(memory.lengths),
-      source_stride_(memory.max_length) {
+      records_(options.alignment, keep_logits, memory.lengths, memory.max_length) {
   if (max_lengths_.size() != memory.batch)
     throw Error("search: " + std::to_string(max_lengths_.size()) + " length limits for a batch of " +
                 std::to_string(memory.batch));
@@ -86,7 +85,7 @@ const std::vector<float>& Search::hidden() {
   if (!hidden_ready_) {
     tokens_.resize(rows_.size());
     for (size_t r = 0; r < rows_.size(); ++r) tokens_[r] = rows_[r].tokens.empty() ? -1 : rows_[r].tokens.back();
-    decoder_.step_hidden(state_, tokens_, hidden_, options_.alignment ? &alignment_ : nullptr);
+    decoder_.step_hidden(state_, tokens_, hidden_, records_.step_alignment());
     logits_.ensure(rows_.size() * decoder_.logits_width(state_));
     hidden_ready_ = true;
   }
@@ -111,7 +110,7 @@ void Search::consume_logits() {
     // With keep_logits (greedy, for the parity tests): the full rows, kept before the rules.
     advance([&](size_t r, bool force_eos, auto&& visit) {
       float* lp = &logits_[r * V];
-      rows_[r].logits.emplace_back(lp, lp + V);
+      records_.keep_logits(r, lp, V, nullptr, V);
       step_log_probs(config_, lp, force_eos);
       for (size_t v = 0; v < V; ++v) visit(int(v), lp[v]);
     });
@@ -149,10 +148,8 @@ void Search::consume_logits() {
     // keep_logits with shortlists (greedy, the parity tests): the full rows, -inf outside the
     // row's list, before the rules run on the candidates as above.
     for (size_t r = 0; r < rows; ++r) {
-      const size_t s = size_t(rows_[r].sentence);
-      std::vector<float> full(V, kNegInf);
-      for (size_t i = 0; i < shortlists_[s].size(); ++i) full[size_t(shortlists_[s][i])] = logits_[r * W + i];
-      rows_[r].logits.push_back(std::move(full));
+      const std::vector<int>& ids = shortlists_[size_t(rows_[r].sentence)];
+      records_.keep_logits(r, &logits_[r * W], ids.size(), ids.data(), V);
     }
   }
   advance_with_candidates(candidates_.data());
@@ -209,14 +206,14 @@ void Search::advance(Candidates&& all_candidates) {
       if (std::find(blocked, blocked + count, token) == blocked + count) visit(token, lp);
     });
   };
-  const size_t V = size_t(config_.vocab_size), S = source_stride_;
+  const size_t V = size_t(config_.vocab_size);
   const int K = std::max(1, options_.beam_size);
   const int step = step_++;
   std::vector<Row>& rows = rows_;
-  std::vector<float>& alignment = alignment_;
   std::vector<Candidate>& heap = heap_;
 
   std::vector<Row> next;
+  std::vector<HypothesisRecord> next_records;
   std::vector<int> parents;
   auto finish = [&](const Row& row, int token, float score, size_t r) {
     SearchHypothesis h;
@@ -224,11 +221,9 @@ void Search::advance(Candidates&& all_candidates) {
     h.tokens.push_back(token);
     h.raw_score = score;
     h.score = normalized(score, h.tokens.size(), options_.length_penalty);
-    if (options_.alignment) {
-      h.alignment = row.alignment;
-      h.alignment.insert(h.alignment.end(), &alignment[r * S], &alignment[r * S] + size_t(source_lengths_[size_t(row.sentence)]));
-    }
-    h.step_logits = row.logits;
+    HypothesisRecord record = records_.continued(r, row.sentence);
+    h.alignment = std::move(record.alignment);
+    h.step_logits = std::move(record.step_logits);
     finished_[size_t(row.sentence)].push_back(std::move(h));
   };
   auto extend = [&](const Row& row, int token, float score, size_t r) {
@@ -237,12 +232,8 @@ void Search::advance(Candidates&& all_candidates) {
     n.tokens = row.tokens;
     n.tokens.push_back(token);
     n.score = score;
-    if (options_.alignment) {
-      n.alignment = row.alignment;
-      n.alignment.insert(n.alignment.end(), &alignment[r * S], &alignment[r * S] + size_t(source_lengths_[size_t(row.sentence)]));
-    }
-    n.logits = row.logits;
     next.push_back(std::move(n));
+    next_records.push_back(records_.continued(r, row.sentence));
     parents.push_back(int(r));
   };
 
@@ -310,6 +301,7 @@ void Search::advance(Candidates&& all_candidates) {
       // The sentence is done: drop the rows just added for it.
       while (!next.empty() && next.back().sentence == sentence) {
         next.pop_back();
+        next_records.pop_back();
         parents.pop_back();
       }
     }
@@ -317,6 +309,7 @@ void Search::advance(Candidates&& all_candidates) {
     begin = end;
   }
   rows = std::move(next);
+  records_.next_step(std::move(next_records));
   timed.stop();
   if (!rows.empty()) decoder_.select_rows(state_, parents);
 }

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "decoding/hypothesis_records.h"
 #include "transformer/decoder.h"
 #include "util/raw_buffer.h"
 
@@ -110,8 +111,6 @@ class Search {
     int sentence = 0;
     std::vector<int> tokens;
     float score = 0.f;
-    std::vector<float> alignment;
-    std::vector<std::vector<float>> logits;
   };
   struct Candidate {
     float score;
@@ -122,15 +121,15 @@ class Search {
   const ModelConfig& config_;
   SearchOptions options_;
   bool keep_logits_;
-  std::vector<int> max_lengths_, source_lengths_;
-  size_t source_stride_ = 0;  // padded source length: the row stride of alignment_
+  std::vector<int> max_lengths_;
   DecoderState state_;
   std::vector<Row> rows_;
+  HypothesisRecords records_;  // each row's alignment and (keep_logits) raw logits
   std::vector<std::vector<SearchHypothesis>> finished_;
   std::vector<size_t> left_;  // sentences that left the search since the last take_finished()
   int step_ = 0;
   bool hidden_ready_ = false;
-  std::vector<float> hidden_, alignment_;
+  std::vector<float> hidden_;
   RawBuffer<float> logits_;  // [rows, vocab], written by project() every step before it is read
   std::vector<int> tokens_, top_;
   std::vector<float> candidates_;  // consume_logits' per-row candidates, consume_candidates' layout
