@@ -248,8 +248,9 @@ TEST_CASE("shortlist projection: each row's logits are the whole projection's at
   REQUIRE(shortlisted.width() == 4);
   std::vector<float> logits(rows * shortlisted.width(), 0.f);
   shortlisted(hidden.data(), rows, row_sentence, logits.data());
-  // The same weights, bias and scales: the reference backend gives the very same numbers;
-  // XNNPACK's f32 kernels for another output width may round the last bit differently.
+  // The same weights, bias and scales: the reference backend and int8 give the very same
+  // numbers; XNNPACK's f32 kernels for another output width may sum in another order (f32
+  // rounding: within the 1e-4 the parity tests allow).
   for (size_t r = 0; r < rows; ++r) {
     const std::vector<int>& own = ids[size_t(row_sentence[r])];
     for (size_t i = 0; i < own.size(); ++i) {
@@ -257,7 +258,7 @@ TEST_CASE("shortlist projection: each row's logits are the whole projection's at
       if (backend_name == "reference" || int8)
         CHECK(logits[r * 4 + i] == expected);
       else
-        CHECK(logits[r * 4 + i] == Approx(expected).epsilon(1e-6));
+        CHECK(logits[r * 4 + i] == Approx(expected).margin(1e-4));
     }
   }
 

@@ -1,8 +1,8 @@
 // The output projection, logits = x E^T + b: over the whole target vocabulary, or over chosen rows
-// of it (a lexical shortlist's words), built per batch (ShortlistProjection). Each logit of a
-// subset is the number the whole projection gives for that word: the rows are the same weights,
-// with the same bias and (int8) scales, and each output is computed on its own (XNNPACK's f32
-// kernels may round its last bit differently for another output width).
+// of it (a lexical shortlist's words), built per batch (ShortlistProjection). A subset's rows are
+// the same weights, with the same bias and (int8) scales, so each of its logits is the number the
+// whole projection gives for that word: exactly with int8 and the reference kernels, and within
+// f32 rounding with XNNPACK's f32 kernels, which may sum in another order for another output width.
 #pragma once
 
 #include <cstdint>
