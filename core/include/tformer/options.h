@@ -35,7 +35,7 @@ struct TranslateOptions {
   bool passthrough = false;
   // Stops decoding loops ("then then, then, then"): a token that would repeat the last token a
   // fourth time, or a group of 2-4 tokens a third time, back to back, is not taken
-  // (core/src/decoding/search.h). Off by default, for the same reason.
+  // (core/src/decoding/rules.h). Off by default, for the same reason.
   bool repetition_guard = false;
   // Each input text is a fragment of HTML (core/src/html/html.h): its markup is kept, its text
   // translated, inline elements (a, b, em...) placed on the translated words by the alignment,

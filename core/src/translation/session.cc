@@ -4,6 +4,7 @@
 #include <cmath>
 #include <mutex>
 
+#include "decoding/packed_candidates.h"
 #include "translation/batcher.h"
 #include "translation/html_response.h"
 #include "util/utf8.h"
@@ -19,7 +20,6 @@ SearchOptions search_options(const TranslateOptions& options) {
   so.length_penalty = options.length_penalty;
   // passthrough places spans by it, html places elements by it
   so.alignment = options.return_alignment || options.passthrough || options.html;
-  so.repetition_guard = options.repetition_guard;
   return so;
 }
 
@@ -71,7 +71,7 @@ TranslationSession::Need TranslationSession::Impl::next() {
       for (size_t u : batches_[batch_])
         shortlists.push_back(m_->shortlist->words(segments_[u].source.data(), segments_[u].source.size()));
     search_.emplace(m_->model->decoder(), m_->config, *memory_, std::move(max_lengths), search_options(options_),
-                    false, std::move(shortlists));
+                    search_rules(m_->config, options_.repetition_guard, std::move(shortlists)));
     memory_.reset();  // the decoder keeps the keys and values it needs
   } else if (phase_ == Phase::kProjectAnswered) {
     if (answered_with_candidates_)
@@ -195,7 +195,7 @@ void TranslationSession::Impl::provide_logits(const float* logits, size_t size) 
 void TranslationSession::Impl::provide_candidates(const float* rows, size_t size) {
   expect(Phase::kProjectPending, names_.provide_candidates);
   refuse_if_shortlisted(names_.provide_candidates);
-  const size_t n = search_->rows(), k = search_->candidates_per_row(), stride = 3 + 2 * k, V = vocab_size();
+  const size_t n = search_->rows(), k = search_->candidates_per_row(), stride = packed_floats(k), V = vocab_size();
   check_values(names_.provide_candidates, rows, size, n * stride,
                std::to_string(n) + " rows x (3 + 2 x " + std::to_string(k) + " candidates)");
   std::vector<float> ids(k);
