@@ -1,6 +1,6 @@
 // Embind bindings of the engine: the low-level API of the wasm modules (the npm package in web/
-// wraps it). Names follow JS conventions; errors are JS Errors that name the JS call that failed
-// (see throw_js_error).
+// wraps it). Names follow JS conventions; errors are JS Errors worded for JS, with the engine's
+// code, phase and detail as properties (see throw_js_error).
 //
 //   const t = new Module.Translator(uint8ArrayOfTfmFile, threads);
 //   const results = t.translate(["Hallo Welt."], {beam: 1, maxLength: 0, nbest: 1,
@@ -32,6 +32,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -75,50 +76,89 @@ tformer::TranslateOptions to_engine(const JsOptions& o) {
   return t;
 }
 
-// Errors leave the bindings one way: a JS Error whose message starts with the name of the JS call
-// that failed ("translate(): input text 1 has ...", "begin(): item 0 is not a string"), with that
-// name and the engine's own message as properties (`call`, `detail`) for callers that put the
-// message into their own words (the npm package does). The session's calls are named by the
-// engine's message itself, in JS names ("provideLogits() needs a projection request, ...": see
-// js_session_names and session_call).
+// Errors leave the bindings one way: as a JS Error worded for JS callers, with the engine's error
+// (tformer/error.h) as its properties, so that no caller needs to read the message:
+//   call    the JS call that failed ('translate', 'begin', 'provideLogits', 'new Translator', ...)
+//   code    what is wrong (tformer::code_name: 'invalid_options', 'invalid_text', 'text_too_long',
+//           'wrong_state', 'invalid_values', 'invalid_model', ...)
+//   phase   where the engine was (tformer::phase_name: 'load', 'request', 'translate', 'next', ...)
+//   detail  the engine's own words, naming no call
+//   input   the input text at fault, from 0 (only when one is)
+// The message: "translate(): input text 2 is not valid UTF-8: byte 0xC3 at offset 4"; a session
+// call names itself and what fits instead, in JS names: "provideLogits() needs a projection
+// request, but no request is pending (call next())".
 //
 // Throwing a JS exception unwinds the wasm stack without running C++ destructors, so the error
 // is kept in static storage and thrown only once no C++ object is alive in the frame.
-EM_JS(void, throw_js_error, (const char* call, const char* detail, bool named), {
-  const name = UTF8ToString(call);
-  const text = UTF8ToString(detail);
-  const error = new Error(named ? text : name + '(): ' + text);
-  error.call = name;
-  error.detail = text;
+
+// The JS name of a session call: the calls JS makes, and the engine's answers that next() returns.
+const char* js_name(tformer::Phase call) {
+  using tformer::Phase;
+  switch (call) {
+    case Phase::kProvideEncoderOutput: return "provideEncoderOutput";
+    case Phase::kProvideLogits: return "provideLogits";
+    case Phase::kProvideCandidates: return "provideCandidates";
+    case Phase::kComputeOnCpu: return "computeOnCpu";
+    case Phase::kResults: return "results";
+    default: return "next";  // next(), and what its answer carries (encode request, hidden, candidates...)
+  }
+}
+
+std::string js_message(const char* call, const tformer::Error& e) {
+  if (tformer::is_session_call(e.phase())) {
+    std::string message = std::string(js_name(e.phase())) + "() " + e.detail();
+    std::vector<std::string> fit;
+    for (tformer::Phase p : e.calls_that_fit()) {
+      const std::string name = std::string(js_name(p)) + "()";
+      if (std::find(fit.begin(), fit.end(), name) == fit.end()) fit.push_back(name);
+    }
+    if (!fit.empty()) message += " (call " + tformer::join_alternatives(fit) + ")";
+    return message;
+  }
+  const std::string subject = e.input() ? "input text " + std::to_string(*e.input() + 1) + " " : "";
+  return std::string(call) + "(): " + subject + e.detail();
+}
+
+EM_JS(void, throw_error, (const char* call, const char* message, const char* code, const char* phase, const char* detail, int input), {
+  const error = new Error(UTF8ToString(message));
+  error.call = UTF8ToString(call);
+  error.code = UTF8ToString(code);
+  error.phase = UTF8ToString(phase);
+  error.detail = UTF8ToString(detail);
+  if (input >= 0) error.input = input;
   throw error;
 });
 
-struct PendingError {
-  std::string detail;
-  bool named = false;  // the message already starts with the call's name
+// What throw_js_error hands to JS, kept past the unwinding.
+struct JsError {
+  std::string call, message, code, phase, detail;
+  int input = -1;
 };
-thread_local PendingError pending_error;
+thread_local JsError js_error;
 
-// An error whose message names the JS call already (the session's: see session_call).
-struct NamedError : tformer::Error {
-  using tformer::Error::Error;
-};
+[[noreturn]] void throw_js_error(const char* call, const tformer::Error& e) {
+  js_error = {call, js_message(call, e), tformer::code_name(e.code()), tformer::phase_name(e.phase()), e.detail(),
+              e.input() ? int(*e.input()) : -1};
+  throw_error(js_error.call.c_str(), js_error.message.c_str(), js_error.code.c_str(), js_error.phase.c_str(),
+              js_error.detail.c_str(), js_error.input);
+  __builtin_unreachable();
+}
 
-// Runs f and returns its value, or throws its error as a JS Error of the JS call `call` (see
+// Runs f and returns its value, or throws its error as the JS Error of the JS call `call` (see
 // throw_js_error). Every entry point from JS that can fail goes through here.
 template <typename F>
 auto or_js_error(const char* call, F&& f) -> decltype(f()) {
+  static thread_local tformer::Error pending("");
   try {
     return f();
-  } catch (const NamedError& e) {
-    pending_error = {e.what(), true};
+  } catch (const tformer::Error& e) {
+    pending = e;
   } catch (const std::exception& e) {
-    pending_error = {e.what(), false};
+    pending = tformer::Error(tformer::ErrorCode::kInternal, tformer::Phase::kTranslate, e.what());
   } catch (...) {
-    pending_error = {"unknown engine error", false};
+    pending = tformer::Error(tformer::ErrorCode::kInternal, tformer::Phase::kTranslate, "unknown engine error");
   }
-  throw_js_error(call, pending_error.detail.c_str(), pending_error.named);
-  __builtin_unreachable();
+  throw_js_error(call, pending);
 }
 
 // Embind converts JS strings to UTF-8 by pairing a lone UTF-16 surrogate with whatever follows,
@@ -129,8 +169,8 @@ void check_surrogates(const val& text, size_t index) {
       val(std::string("[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]")));
   const int at = text.call<int>("search", lone);
   if (at >= 0)
-    throw tformer::Error("input text " + std::to_string(index + 1) + " is not valid Unicode: lone UTF-16 surrogate at index " +
-                         std::to_string(at));
+    throw tformer::Error::about_input(tformer::ErrorCode::kInvalidText, index,
+                                      "is not valid Unicode: lone UTF-16 surrogate at index " + std::to_string(at));
 }
 
 // JS values from C++ values: the one way the bindings build what they return.
@@ -195,34 +235,6 @@ val to_js(const tformer::Translation& t, const JsOptions& o) {
                  {"sentences", array_of(t.sentences, [&](const tformer::SentenceTranslation& s) { return to_js(s, o); })}});
 }
 
-// The session's calls as JS calls them: the engine writes its session errors with these names
-// ("provideLogits() needs a projection request, ...").
-const tformer::SessionCallNames& js_session_names() {
-  static const tformer::SessionCallNames names = [] {
-    tformer::SessionCallNames n;
-    n.next = "next()";
-    n.provide_encoder_output = "provideEncoderOutput()";
-    n.provide_logits = "provideLogits()";
-    n.provide_candidates = "provideCandidates()";
-    n.compute_on_cpu = "computeOnCpu()";
-    n.results = "results()";
-    n.done = "kind 'done'";
-    return n;
-  }();
-  return names;
-}
-
-// Runs a call of the session: its errors name the call themselves, in JS names (the session was
-// begun with js_session_names()).
-template <typename F>
-auto session_call(F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const tformer::Error& e) {
-    throw NamedError(e.what());
-  }
-}
-
 // One translation driven from JS: Module.TranslationSession, made by Translator.begin().
 class JsSession {
  public:
@@ -236,7 +248,7 @@ class JsSession {
   val next() {
     return or_js_error("next", [&] {
       using Need = tformer::TranslationSession::Need;
-      const Need need = session_call([&] { return session_->next(); });
+      const Need need = session_->next();
       const val completed = take_completed();
       const val ended = when(completed["length"].as<size_t>() > 0, completed);
       if (need == Need::kEncode) {
@@ -267,8 +279,8 @@ class JsSession {
   // states: Float32Array [batch * length * dModel]
   void provide_encoder_output(const val& states) {
     or_js_error("provideEncoderOutput", [&] {
-      const size_t n = copy_in("provideEncoderOutput", states);
-      session_call([&] { session_->provide_encoder_output(buffer_.data(), n); });
+      const size_t n = copy_in(tformer::Phase::kProvideEncoderOutput, states);
+      session_->provide_encoder_output(buffer_.data(), n);
       return true;
     });
   }
@@ -276,8 +288,8 @@ class JsSession {
   // logits: Float32Array [rows * vocabSize]
   void provide_logits(const val& logits) {
     or_js_error("provideLogits", [&] {
-      const size_t n = copy_in("provideLogits", logits);
-      session_call([&] { session_->provide_logits(buffer_.data(), n); });
+      const size_t n = copy_in(tformer::Phase::kProvideLogits, logits);
+      session_->provide_logits(buffer_.data(), n);
       return true;
     });
   }
@@ -285,22 +297,22 @@ class JsSession {
   // rows: Float32Array [rows * (3 + 2 * candidates)]: see TranslationSession::provide_candidates
   void provide_candidates(const val& rows) {
     or_js_error("provideCandidates", [&] {
-      const size_t n = copy_in("provideCandidates", rows);
-      session_call([&] { session_->provide_candidates(buffer_.data(), n); });
+      const size_t n = copy_in(tformer::Phase::kProvideCandidates, rows);
+      session_->provide_candidates(buffer_.data(), n);
       return true;
     });
   }
 
   void compute_on_cpu() {
     or_js_error("computeOnCpu", [&] {
-      session_call([&] { session_->compute_on_cpu(); });
+      session_->compute_on_cpu();
       return true;
     });
   }
 
   val results() {
     return or_js_error("results", [&] {
-      return array_of(session_call([&] { return session_->results(); }),
+      return array_of(session_->results(),
                       [&](const tformer::Translation& t) { return to_js(t, options_); });
     });
   }
@@ -317,11 +329,11 @@ class JsSession {
                      {"sentence", to_js(c.sentence, options_)}});
     });
   }
-  // One copy from the JS array into wasm memory. The refusal is in the session's style (see
-  // session_call): it names the call itself.
-  size_t copy_in(const char* call, const val& array) {
+  // One copy from the JS array into wasm memory, refused (kInvalidValues, as the call) unless a
+  // Float32Array.
+  size_t copy_in(tformer::Phase call, const val& array) {
     if (!array.instanceof(val::global("Float32Array")))
-      throw NamedError(std::string(call) + "() takes a Float32Array");
+      throw tformer::Error(tformer::ErrorCode::kInvalidValues, call, "takes a Float32Array");
     const size_t n = array["length"].as<size_t>();
     buffer_.resize(n);
     val(emscripten::typed_memory_view(n, buffer_.data())).call<void>("set", array);
@@ -340,7 +352,8 @@ class JsTranslator {
   static JsTranslator* create(const val& bytes, int threads) {
     return or_js_error("new Translator", [&] {
       if (!bytes.instanceof(val::global("Uint8Array")))
-        throw tformer::Error("the model must be given as a Uint8Array holding a .tfm file");
+        throw tformer::Error(tformer::ErrorCode::kInvalidArgument, tformer::Phase::kLoad,
+                             "the model must be given as a Uint8Array holding a .tfm file");
       std::vector<uint8_t> buffer(bytes["length"].as<size_t>());
       val(emscripten::typed_memory_view(buffer.size(), buffer.data())).call<void>("set", bytes);
       tformer::TranslatorConfig config;
@@ -367,7 +380,7 @@ class JsTranslator {
   std::unique_ptr<JsSession> begin(const val& texts, const JsOptions& options) {
     return or_js_error("begin", [&] {
       return std::make_unique<JsSession>(
-          translator_.begin(texts_of(texts), with_text_handling(to_engine(options)), js_session_names()), options);
+          translator_.begin(texts_of(texts), with_text_handling(to_engine(options))), options);
     });
   }
 
@@ -473,12 +486,13 @@ class JsTranslator {
       inputs.push_back(texts.as<std::string>());
     } else {
       if (!val::global("Array").call<bool>("isArray", texts))
-        throw tformer::Error("takes a string or an array of strings");
+        throw tformer::Error(tformer::ErrorCode::kInvalidArgument, tformer::Phase::kRequest, "takes a string or an array of strings");
       const size_t n = texts["length"].as<size_t>();
       for (size_t i = 0; i < n; ++i) {
         const val item = texts[i];
         if (item.typeOf().as<std::string>() != "string")
-          throw tformer::Error("item " + std::to_string(i) + " is not a string");
+          throw tformer::Error(tformer::ErrorCode::kInvalidArgument, tformer::Phase::kRequest,
+                               "item " + std::to_string(i) + " is not a string");
         inputs.push_back(item.as<std::string>());
       }
     }
@@ -497,6 +511,11 @@ JsOptions default_options() { return JsOptions{}; }
 //   Module.htmlBlockTexts(html, translateCode) -> [string]: the texts of the fragment's blocks
 //   Module.projectHtml(html, [[{source, target, alignment?: [int]}, ...], ...], translateCode)
 //     -> the fragment with each block's sentences replaced by their translations
+// A JS argument of the wrong kind (the HTML and import calls below).
+tformer::Error invalid_argument(const std::string& detail, tformer::Phase phase = tformer::Phase::kRequest) {
+  return tformer::Error(tformer::ErrorCode::kInvalidArgument, phase, detail);
+}
+
 val html_block_texts(const std::string& html, bool translate_code) {
   return or_js_error("htmlBlockTexts", [&] { return string_array(tformer::html_block_texts(html, translate_code)); });
 }
@@ -504,24 +523,24 @@ val html_block_texts(const std::string& html, bool translate_code) {
 std::string project_html(const std::string& html, const val& blocks, bool translate_code) {
   return or_js_error("projectHtml", [&] {
     const val is_array = val::global("Array")["isArray"];
-    if (!is_array(blocks).as<bool>()) throw tformer::Error("blocks must be an array of arrays of sentences");
+    if (!is_array(blocks).as<bool>()) throw invalid_argument("blocks must be an array of arrays of sentences");
     std::vector<std::vector<tformer::HtmlSentenceTranslation>> list(blocks["length"].as<size_t>());
     for (size_t b = 0; b < list.size(); ++b) {
       const val block = blocks[b];
-      if (!is_array(block).as<bool>()) throw tformer::Error("block " + std::to_string(b) + " is not an array");
+      if (!is_array(block).as<bool>()) throw invalid_argument("block " + std::to_string(b) + " is not an array");
       for (size_t i = 0; i < block["length"].as<size_t>(); ++i) {
         const val s = block[i];
         const std::string where = "block " + std::to_string(b) + ", sentence " + std::to_string(i);
         if (s.typeOf().as<std::string>() != "object" || s.isNull() || s["source"].typeOf().as<std::string>() != "string" ||
             s["target"].typeOf().as<std::string>() != "string")
-          throw tformer::Error(where + " is not a {source: string, target: string} object");
+          throw invalid_argument(where + " is not a {source: string, target: string} object");
         tformer::HtmlSentenceTranslation h{s["source"].as<std::string>(), s["target"].as<std::string>(), {}};
         const val a = s["alignment"];
         if (!a.isUndefined()) {
-          if (!is_array(a).as<bool>()) throw tformer::Error(where + ": alignment must be an array of integers");
+          if (!is_array(a).as<bool>()) throw invalid_argument(where + ": alignment must be an array of integers");
           for (size_t t = 0; t < a["length"].as<size_t>(); ++t) {
             if (!val::global("Number")["isInteger"](a[t]).as<bool>())
-              throw tformer::Error(where + ": alignment must be an array of integers");
+              throw invalid_argument(where + ": alignment must be an array of integers");
             h.alignment.push_back(a[t].as<int>());
           }
         }
@@ -555,14 +574,14 @@ val limits() {
 val import_marian(const val& files, const val& options) {
   return or_js_error("importMarian", [&] {
     if (!val::global("Array").call<bool>("isArray", files))
-      throw tformer::Error("takes an array of {name, bytes} files");
+      throw invalid_argument("takes an array of {name, bytes} files", tformer::Phase::kImport);
     std::vector<tformer::MarianFile> list;
     const size_t n = files["length"].as<size_t>();
     for (size_t i = 0; i < n; ++i) {
       const val f = files[i];
       if (f.typeOf().as<std::string>() != "object" || f.isNull() || f["name"].typeOf().as<std::string>() != "string" ||
           !f["bytes"].instanceof(val::global("Uint8Array")))
-        throw tformer::Error("file " + std::to_string(i) + " is not a {name: string, bytes: Uint8Array} object");
+        throw invalid_argument("file " + std::to_string(i) + " is not a {name: string, bytes: Uint8Array} object", tformer::Phase::kImport);
       tformer::MarianFile file{f["name"].as<std::string>(), std::vector<uint8_t>(f["bytes"]["length"].as<size_t>())};
       val(emscripten::typed_memory_view(file.bytes.size(), file.bytes.data())).call<void>("set", f["bytes"]);
       list.push_back(std::move(file));
@@ -571,16 +590,16 @@ val import_marian(const val& files, const val& options) {
     const bool given = !options.isUndefined() && !options.isNull();
     auto text = [&](const char* key, std::string& into) {
       if (!given || options[key].isUndefined()) return;
-      if (options[key].typeOf().as<std::string>() != "string") throw tformer::Error(std::string("option '") + key + "' must be a string");
+      if (options[key].typeOf().as<std::string>() != "string") throw invalid_argument(std::string("option '") + key + "' must be a string", tformer::Phase::kImport);
       into = options[key].as<std::string>();
     };
     auto texts = [&](const char* key, std::vector<std::string>& into) {
       if (!given || options[key].isUndefined()) return;
       const val v = options[key];
-      if (!val::global("Array").call<bool>("isArray", v)) throw tformer::Error(std::string("option '") + key + "' must be an array of strings");
+      if (!val::global("Array").call<bool>("isArray", v)) throw invalid_argument(std::string("option '") + key + "' must be an array of strings", tformer::Phase::kImport);
       for (size_t i = 0; i < v["length"].as<size_t>(); ++i) {
         if (val(v[i]).typeOf().as<std::string>() != "string")
-          throw tformer::Error(std::string("option '") + key + "' must be an array of strings");
+          throw invalid_argument(std::string("option '") + key + "' must be an array of strings", tformer::Phase::kImport);
         into.push_back(v[i].as<std::string>());
       }
     };
@@ -591,7 +610,7 @@ val import_marian(const val& files, const val& options) {
     text("config", o.config);
     text("name", o.name);
     if (given && !options["maxPositions"].isUndefined()) {
-      if (options["maxPositions"].typeOf().as<std::string>() != "number") throw tformer::Error("option 'maxPositions' must be a number");
+      if (options["maxPositions"].typeOf().as<std::string>() != "number") throw invalid_argument("option 'maxPositions' must be a number", tformer::Phase::kImport);
       o.max_positions = options["maxPositions"].as<int>();
     }
     tformer::MarianImport m = tformer::import_marian(list, o);

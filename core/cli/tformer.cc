@@ -360,13 +360,11 @@ void write_translation(const Args& a, size_t index, const tformer::Translation& 
   }
 }
 
-// The engine numbers its inputs from 1 within a call; the CLI names lines of the whole input.
-std::string name_line(const std::string& message, size_t first_line) {
-  const std::string prefix = "input text ";
-  if (message.rfind(prefix, 0) != 0) return message;
-  size_t used = 0;
-  const size_t n = std::stoul(message.substr(prefix.size()), &used);
-  return "line " + std::to_string(first_line + n - 1) + message.substr(prefix.size() + used);
+// The engine's error, worded for the CLI's user: an error about one input text names its line
+// (`first_line`: the line of the call's first text).
+std::string cli_error(const tformer::Error& e, size_t first_line) {
+  if (const auto input = e.input()) return tformer::cli::line_error(e, first_line + *input);
+  return e.what();
 }
 
 // Translates stdin in batches of lines: memory stays bounded by one batch, and output appears as
@@ -408,14 +406,14 @@ int cmd_translate(const Args& a) {
     try {
       out = translator.translate(texts, a.options);
     } catch (const tformer::Error& e) {
-      if (a.stop_on_error) throw tformer::Error(name_line(e.what(), first_line));
+      if (a.stop_on_error) throw tformer::Error(e.code(), e.phase(), cli_error(e, first_line));
       // Find the line at fault: each on its own.
       out.assign(texts.size(), tformer::Translation{});
       for (size_t i = 0; i < texts.size(); ++i) {
         try {
           out[i] = translator.translate({texts[i]}, a.options).at(0);
         } catch (const tformer::Error& e1) {
-          problems[i] = name_line(e1.what(), first_line + i);
+          problems[i] = cli_error(e1, first_line + i);
         }
       }
     }

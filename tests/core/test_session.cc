@@ -306,61 +306,61 @@ TEST_CASE("session calls out of order and bad values are clear errors", "[sessio
   auto s = translator.begin(texts);
   const std::vector<float> few(3, 0.f);
 
-  CHECK_THROWS_WITH(s->compute_on_cpu(), "compute_on_cpu(): no request is pending (call next() first)");
-  CHECK_THROWS_WITH(s->encode_request(), "encode_request() needs an encode request, but no request is pending (call next() first)");
+  CHECK_THROWS_WITH(s->compute_on_cpu(), "compute_on_cpu() has no request to answer (call next())");
+  CHECK_THROWS_WITH(s->encode_request(), "encode_request() needs an encode request, but no request is pending (call next())");
   CHECK_THROWS_WITH(s->provide_logits(few.data(), few.size()),
-                    "provide_logits() needs a projection request, but no request is pending (call next() first)");
-  CHECK_THROWS_WITH(s->results(), "results(): the translation is not finished (next() has not returned kDone)");
+                    "provide_logits() needs a projection request, but no request is pending (call next())");
+  CHECK_THROWS_WITH(s->results(), "results() cannot be had yet: the translation is not finished (call next())");
 
   REQUIRE(s->next() == Need::kEncode);
-  CHECK_THROWS_WITH(s->next(), "next(): the pending encode request has no answer yet: call provide_encoder_output() or "
-                               "compute_on_cpu() first");
+  CHECK_THROWS_WITH(s->next(), "next() cannot go on: the pending encode request has no answer yet (call "
+                               "provide_encoder_output() or compute_on_cpu())");
   CHECK_THROWS_WITH(s->hidden(nullptr), "hidden() needs a projection request, but an encode request is pending");
   CHECK_THROWS_WITH(s->provide_logits(few.data(), few.size()),
                     "provide_logits() needs a projection request, but an encode request is pending");
   const auto& request = s->encode_request();
   const size_t states = request.batch * request.length * s->d_model();
   CHECK_THROWS_WITH(s->provide_encoder_output(few.data(), few.size()),
-                    "provide_encoder_output(): 3 values given, " + std::to_string(states) + " expected (batch 2 x length " +
+                    "provide_encoder_output() got 3 values, " + std::to_string(states) + " expected (batch 2 x length " +
                         std::to_string(request.length) + " x d_model 32)");
   std::vector<float> nan(states, 0.f);
   nan[5] = std::numeric_limits<float>::quiet_NaN();
-  CHECK_THROWS_WITH(s->provide_encoder_output(nan.data(), nan.size()), "provide_encoder_output(): value 5 is NaN");
+  CHECK_THROWS_WITH(s->provide_encoder_output(nan.data(), nan.size()), "provide_encoder_output() got NaN as value 5");
   s->compute_on_cpu();  // the request is still pending after a refusal
-  CHECK_THROWS_WITH(s->compute_on_cpu(), "compute_on_cpu(): no request is pending (call next() first)");
+  CHECK_THROWS_WITH(s->compute_on_cpu(), "compute_on_cpu() has no request to answer (call next())");
   CHECK_THROWS_WITH(s->provide_encoder_output(nan.data(), nan.size()),
                     "provide_encoder_output() needs an encode request, but the request was answered (call next())");
 
   REQUIRE(s->next() == Need::kProject);
-  CHECK_THROWS_WITH(s->next(), "next(): the pending projection request has no answer yet: call provide_logits(), "
-                               "provide_candidates() or compute_on_cpu() first");
+  CHECK_THROWS_WITH(s->next(), "next() cannot go on: the pending projection request has no answer yet (call "
+                               "provide_logits(), provide_candidates() or compute_on_cpu())");
   CHECK_THROWS_WITH(s->encode_request(), "encode_request() needs an encode request, but a projection request is pending");
   size_t rows = 0;
   s->hidden(&rows);
   std::vector<float> logits(rows * s->vocab_size(), 0.f);
   CHECK_THROWS_WITH(s->provide_logits(logits.data(), logits.size() - 1),
-                    "provide_logits(): " + std::to_string(logits.size() - 1) + " values given, " +
+                    "provide_logits() got " + std::to_string(logits.size() - 1) + " values, " +
                         std::to_string(logits.size()) + " expected (2 rows x vocabulary " + std::to_string(s->vocab_size()) + ")");
   logits[logits.size() - 1] = std::nanf("");
   CHECK_THROWS_WITH(s->provide_logits(logits.data(), logits.size()),
-                    "provide_logits(): value " + std::to_string(logits.size() - 1) + " is NaN");
+                    "provide_logits() got NaN as value " + std::to_string(logits.size() - 1));
   CHECK(s->candidates_per_row() == 1);  // greedy
   std::vector<float> best = {0.f, 1.f, 0.f, 0.5f, 3.f, 0.f, 1.f, 0.f, 0.5f, 7.f};
   CHECK_THROWS_WITH(s->provide_candidates(best.data(), 4),
-                    "provide_candidates(): 4 values given, 10 expected (2 rows x (3 + 2 x 1 candidates))");
+                    "provide_candidates() got 4 values, 10 expected (2 rows x (3 + 2 x 1 candidates))");
   best[9] = 256.f;
   CHECK_THROWS_WITH(s->provide_candidates(best.data(), best.size()),
-                    "provide_candidates(): row 1: candidate 0 has token id 256.000000, not one of [0, 256)");
+                    "provide_candidates() got a bad row 1: candidate 0 has token id 256.000000, not one of [0, 256)");
   best[9] = 2.5f;
   CHECK_THROWS_WITH(s->provide_candidates(best.data(), best.size()), Catch::Contains("token id 2.500000"));
   best[9] = 7.f;
   best[1] = std::numeric_limits<float>::infinity();
   CHECK_THROWS_WITH(s->provide_candidates(best.data(), best.size()),
-                    "provide_candidates(): row 0: the max and log-sum-exp must be finite");
+                    "provide_candidates() got a bad row 0: the max and log-sum-exp must be finite");
   s->compute_on_cpu();  // the refused logits and candidates changed nothing
   const auto results = run_on_cpu(*s);
   require_same(results, expected);
-  CHECK_THROWS_WITH(s->compute_on_cpu(), "compute_on_cpu(): no request is pending (call next() first)");
+  CHECK_THROWS_WITH(s->compute_on_cpu(), "compute_on_cpu() has no request to answer (call next())");
   CHECK_THROWS_WITH(s->hidden(&rows), "hidden() needs a projection request, but the translation is finished");
   require_same(s->results(), expected);  // results() may be asked again
 
@@ -374,7 +374,7 @@ TEST_CASE("session calls out of order and bad values are clear errors", "[sessio
   std::vector<float> twice(2 * 11, 0.f);
   for (size_t i = 0; i < 4; ++i) twice[3 + 2 * i + 1] = twice[11 + 3 + 2 * i + 1] = float(i);
   twice[11 + 3 + 2 * 3 + 1] = 1.f;
-  CHECK_THROWS_WITH(b->provide_candidates(twice.data(), twice.size()), "provide_candidates(): row 1: a token id is given twice");
+  CHECK_THROWS_WITH(b->provide_candidates(twice.data(), twice.size()), "provide_candidates() got a bad row 1: a token id is given twice");
   CHECK_THROWS_WITH(s->candidates_per_row(), "candidates_per_row() needs a projection request, but the translation is finished");
 
   // Bad input is refused by begin(), as by translate().

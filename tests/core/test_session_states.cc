@@ -96,7 +96,7 @@ TEST_CASE("session states: an encode request per planned batch, then a projectio
   // Done stays done, and the results can be asked again.
   CHECK(session->next() == Need::kDone);
   CHECK(session->results()[0].text == results[0].text);
-  CHECK_THROWS_WITH(session->compute_on_cpu(), "compute_on_cpu(): no request is pending (call next() first)");
+  CHECK_THROWS_WITH(session->compute_on_cpu(), "compute_on_cpu() has no request to answer (call next())");
 }
 
 TEST_CASE("session states: beam search's projection rows are the live hypotheses", "[session-states]") {

@@ -146,35 +146,48 @@ for (const variant of ['st', 'mt']) {
   });
 }
 
-test('errors leave the bindings one way: an Error named by the JS call that failed, the engine\'s words apart', async () => {
+test('errors leave the bindings one way: a JS Error worded for JS, with the engine\'s code, phase and detail', async () => {
   const M = modules.st ??= await loadVariant('st');
   const t = await translator('st', 'marian', 1);
-  // message: "call(): detail"; call and detail also as properties.
-  const named = (call, detail) => (e) => {
+  // The engine's error as properties (call, code, phase, detail, input); the message worded from them.
+  const refused = (call, code, phase, detail, input) => (e) => {
     assert.ok(e instanceof Error);
-    assert.equal(e.call, call);
+    assert.deepEqual([e.call, e.code, e.phase], [call, code, phase]);
     if (typeof detail === 'string') assert.equal(e.detail, detail);
     else assert.match(e.detail, detail);
-    assert.equal(e.message, `${call}(): ${e.detail}`);
+    assert.equal(e.input, input);
+    const subject = input === undefined ? '' : `input text ${input + 1} `;
+    assert.equal(e.message, `${call}(): ${subject}${e.detail}`);
     return true;
   };
-  assert.throws(() => t.translate([42], options()), named('translate', 'item 0 is not a string'));
-  assert.throws(() => t.begin([42], options()), named('begin', 'item 0 is not a string'), 'begin() is not called translate()');
-  assert.throws(() => t.begin({}, options()), named('begin', 'takes a string or an array of strings'));
-  assert.throws(() => t.begin(['x'], options({ beam: 0 })), named('begin', 'invalid translate options: beam size must be between 1 and 64 (got 0)'));
-  assert.throws(() => t.begin(['a\uDC00'], options()), named('begin', 'input text 1 is not valid Unicode: lone UTF-16 surrogate at index 1'));
-  assert.throws(() => t.translate(['x'.repeat(11)], options({ maxInputChars: 10 })), named('translate', /^input text 1 has 11 characters/));
-  assert.throws(() => t.tensorView('no.such.tensor'), named('tensorView', /no\.such\.tensor/));
-  assert.throws(() => new M.Translator(new Uint8Array(0), 1), named('new Translator', /too small for a \.tfm model/));
-  assert.throws(() => new M.Translator(new ArrayBuffer(8), 1), named('new Translator', 'the model must be given as a Uint8Array holding a .tfm file'));
-  // The session's calls: the engine's message names the call itself, in its JS name.
+  assert.throws(() => t.translate([42], options()), refused('translate', 'invalid_argument', 'request', 'item 0 is not a string'));
+  assert.throws(() => t.begin([42], options()), refused('begin', 'invalid_argument', 'request', 'item 0 is not a string'), 'begin() is not called translate()');
+  assert.throws(() => t.begin({}, options()), refused('begin', 'invalid_argument', 'request', 'takes a string or an array of strings'));
+  assert.throws(() => t.begin(['x'], options({ beam: 0 })),
+    refused('begin', 'invalid_options', 'request', 'invalid translate options: beam size must be between 1 and 64 (got 0)'));
+  assert.throws(() => t.begin(['ok', 'a\uDC00'], options()),
+    refused('begin', 'invalid_text', 'request', 'is not valid Unicode: lone UTF-16 surrogate at index 1', 1));
+  assert.throws(() => t.translate(['x'.repeat(11)], options({ maxInputChars: 10 })),
+    refused('translate', 'text_too_long', 'request', 'has 11 characters, more than the limit of 10 per input', 0));
+  assert.throws(() => t.tensorView('no.such.tensor'), refused('tensorView', 'internal', 'translate', /no\.such\.tensor/));
+  assert.throws(() => new M.Translator(new Uint8Array(0), 1), refused('new Translator', 'invalid_model', 'load', /too small for a \.tfm model/));
+  assert.throws(() => new M.Translator(new ArrayBuffer(8), 1),
+    refused('new Translator', 'invalid_argument', 'load', 'the model must be given as a Uint8Array holding a .tfm file'));
+  // The session's calls: named by their JS names, with the calls that fit the session's state.
   const s = t.begin(['Hallo Welt.'], options());
   try {
+    assert.throws(() => s.computeOnCpu(), { call: 'computeOnCpu', code: 'wrong_state', phase: 'compute_on_cpu',
+      message: 'computeOnCpu() has no request to answer (call next())' });
     assert.equal(s.next().kind, 'encode');
-    assert.throws(() => s.provideLogits(new Float32Array(4)), (e) => e.call === 'provideLogits' && e.message === e.detail &&
-      e.message === 'provideLogits() needs a projection request, but an encode request is pending');
-    assert.throws(() => s.provideEncoderOutput([1]), (e) => e.call === 'provideEncoderOutput' && e.message === 'provideEncoderOutput() takes a Float32Array');
-    assert.throws(() => s.results(), (e) => e.call === 'results' && /^results\(\): the translation is not finished/.test(e.message));
+    assert.throws(() => s.provideLogits(new Float32Array(4)), { call: 'provideLogits', code: 'wrong_state', phase: 'provide_logits',
+      detail: 'needs a projection request, but an encode request is pending',
+      message: 'provideLogits() needs a projection request, but an encode request is pending' });
+    assert.throws(() => s.next(), { code: 'wrong_state',
+      message: 'next() cannot go on: the pending encode request has no answer yet (call provideEncoderOutput() or computeOnCpu())' });
+    assert.throws(() => s.provideEncoderOutput([1]), { call: 'provideEncoderOutput', code: 'invalid_values',
+      message: 'provideEncoderOutput() takes a Float32Array' });
+    assert.throws(() => s.results(), { call: 'results', code: 'wrong_state',
+      message: 'results() cannot be had yet: the translation is not finished (call next())' });
   } finally {
     s.delete();
   }
@@ -212,18 +225,18 @@ for (const variant of ['st', 'mt']) {
     assert.throws(() => s.provideLogits(new Float32Array(4)), { message: 'provideLogits() needs a projection request, but an encode request is pending' });
     assert.throws(() => s.next(), /the pending encode request has no answer yet/);
     assert.throws(() => s.provideEncoderOutput([1, 2]), { message: 'provideEncoderOutput() takes a Float32Array' });
-    assert.throws(() => s.provideEncoderOutput(new Float32Array(3)), /3 values given, \d+ expected \(batch 1 x length \d+ x d_model 32\)/);
+    assert.throws(() => s.provideEncoderOutput(new Float32Array(3)), /provideEncoderOutput\(\) got 3 values, \d+ expected \(batch 1 x length \d+ x d_model 32\)/);
     s.computeOnCpu();
     need = s.next();
     assert.equal(need.kind, 'project');
     s.computeOnCpu();
-    assert.throws(() => s.computeOnCpu(), /computeOnCpu\(\): no request is pending \(call next\(\) first\)/);
+    assert.throws(() => s.computeOnCpu(), { message: 'computeOnCpu() has no request to answer (call next())' });
     need = s.next();
     assert.equal(need.candidates, 1, 'greedy search needs the best candidate of each row');
-    assert.throws(() => s.provideCandidates(new Float32Array(3)), { message: `provideCandidates(): 3 values given, ${need.rows * 5} expected (${need.rows} rows x (3 + 2 x 1 candidates))` });
+    assert.throws(() => s.provideCandidates(new Float32Array(3)), { message: `provideCandidates() got 3 values, ${need.rows * 5} expected (${need.rows} rows x (3 + 2 x 1 candidates))` });
     const logits = new Float32Array(need.rows * 256).fill(NaN);
-    assert.throws(() => s.provideLogits(logits), { message: 'provideLogits(): value 0 is NaN' });
-    assert.throws(() => s.results(), { message: "results(): the translation is not finished (next() has not returned kind 'done')" });
+    assert.throws(() => s.provideLogits(logits), { message: 'provideLogits() got NaN as value 0' });
+    assert.throws(() => s.results(), { message: 'results() cannot be had yet: the translation is not finished (call next())' });
     s.computeOnCpu();
     while (s.next().kind !== 'done') s.computeOnCpu();
     assert.equal(s.results()[0].text, expected[0].text);

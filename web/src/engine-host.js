@@ -5,6 +5,7 @@
 // costs one engine start (instantiation + loading the model) but no download or compilation.
 // A Worker that dies on its own (out of memory, a crash) is replaced the same way, and the
 // request it was running fails with the reason.
+import { TranslationError } from './errors.js';
 
 export class EngineStoppedError extends Error {
   constructor(message) {
@@ -107,6 +108,7 @@ export class EngineHost {
         if (!p || p.id !== message.id) return;
         this.pending = null;
         if (message.type === 'result') p.resolve(message);
+        else if (message.code !== null) p.reject(new TranslationError(message.message, { code: message.code, input: message.input }));
         else p.reject(new Error(message.message));
       }
     }, (reason) => {

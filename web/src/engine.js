@@ -12,6 +12,7 @@ import { isNode } from './environment.js';
 import { completeTranslation, completeSentence } from './results.js';
 import { WebGpuBackend } from './webgpu/backend.js';
 import { runSession } from './webgpu/run_session.js';
+import { TranslationError } from './errors.js';
 
 // A start that failed because the engine could not read the model: `refusal` is what the engine
 // said (Translator.create turns it into a ModelFormatError naming the file).
@@ -223,10 +224,7 @@ export class Engine {
         raw = this.translator.translate(texts, options);
       }
     } catch (e) {
-      // The package's caller called translate(), whichever wasm call (translate, begin, a step)
-      // refused: the error says what the engine said.
-      if (e?.detail === undefined) throw e;
-      throw new Error(engineMessage(e), { cause: e });
+      throw refusal(e);
     }
     const translateMs = performance.now() - t0;
     return {
@@ -262,8 +260,23 @@ function messageOf(e) {
   return e instanceof Error ? e.message : String(e);
 }
 
-// What the engine said, without the name of the wasm call that failed (wasm/bindings.cc gives it
-// apart as `detail`): the package's own messages name the package's calls.
+// The wasm calls a request of the package's translate() makes itself; a session's steps are the
+// package's own doing (run-session.js), so an error in one of them names the step.
+const REQUEST_CALLS = ['translate', 'begin'];
+
+// The engine's error (a JS Error from the bindings with code, phase, detail and input:
+// wasm/bindings.cc) in the package's words: its caller called the package's translate(), not a
+// wasm call, so the message is what the engine said of the request, an input text named by its
+// place. Anything else (a bug, an error outside the engine) passes as it is.
+export function refusal(e) {
+  if (typeof e?.code !== 'string' || typeof e?.detail !== 'string') return e;
+  const input = Number.isInteger(e.input) ? e.input : null;
+  const message = !REQUEST_CALLS.includes(e.call) ? e.message
+    : input !== null ? `input text ${input + 1} ${e.detail}` : e.detail;
+  return new TranslationError(message, { code: e.code, input, cause: e });
+}
+
+// What the engine said of a model it could not read (the bindings' `detail`), else the message.
 function engineMessage(e) {
   return typeof e?.detail === 'string' ? e.detail : messageOf(e);
 }

@@ -1,6 +1,7 @@
 // The package's error types, one per kind of failure a caller may want to handle on its own.
 // Bad options stay TypeError/RangeError naming the option; an abort rejects with the signal's
-// reason (an AbortError DOMException by default); EngineStoppedError is in engine-host.js.
+// reason (an AbortError DOMException by default); EngineStoppedError is in engine-host.js. None
+// of them is told apart by its message: each carries what a caller acts on as properties.
 
 /** A model could not be obtained (missing file, HTTP error, offline) or failed its size/sha256 check. */
 export class ModelLoadError extends Error {
@@ -28,6 +29,21 @@ export class InvalidTextError extends Error {
     this.name = 'InvalidTextError';
     this.input = input;
     this.position = position;
+  }
+}
+
+/**
+ * The engine refused a request or failed in it. `code` is the engine's reason, one of the names
+ * of its error codes (core/include/tformer/error.h): 'invalid_options', 'invalid_text',
+ * 'text_too_long', 'resources', 'internal', ...; `input` is the text of the call at fault (from 0)
+ * when one is, else null.
+ */
+export class TranslationError extends Error {
+  constructor(message, { code = 'internal', input = null, cause } = {}) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'TranslationError';
+    this.code = code;
+    this.input = input;
   }
 }
 

@@ -5,7 +5,8 @@
 //                                           -> {type: 'ready', info, tfm} | {type: 'failed', message, modelRefusal}
 //                                              (tfm: the .tfm imported from a Marian folder `marian`, else null)
 //                                              (modelRefusal: what the engine said of a model it could not read, else null)
-//   {type: 'translate', id, texts, options} -> {type: 'result', id, results, translateMs, backend, gpu} | {type: 'error', id, message}
+//   {type: 'translate', id, texts, options} -> {type: 'result', id, results, translateMs, backend, gpu}
+//                                              | {type: 'error', id, message, code, input} (a TranslationError's fields, else code null)
 //       with stream: true, before the result: {type: 'sentences', id, sentences} as sentences end
 //       ([{segment, paragraph, index, separator, sentence}], engine.js translate)
 // and, when the GPU fails and wasm takes over (at most once per engine, before the result of the
@@ -60,7 +61,8 @@ async function translate(message) {
     const { results, translateMs, backend, gpu } = await engine.translate(message.texts, message.options, controller.signal, onSentences);
     port.post({ type: 'result', id: message.id, results, translateMs, backend, gpu }, transferables(results));
   } catch (e) {
-    port.post({ type: 'error', id: message.id, message: messageOf(e) });
+    // A TranslationError's fields travel with it (a structured clone keeps only an Error's message).
+    port.post({ type: 'error', id: message.id, message: messageOf(e), code: e?.code ?? null, input: e?.input ?? null });
   } finally {
     current = null;
   }

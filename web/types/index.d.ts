@@ -435,6 +435,20 @@ export class InvalidTextError extends Error {
   /** UTF-16 index of the lone surrogate in that text. */
   readonly position: number;
 }
+/**
+ * The engine refused a request (a value out of the engine's range, a text it cannot take) or failed
+ * in it. Told apart by `code`, never by the message.
+ */
+export class TranslationError extends Error {
+  readonly name: 'TranslationError';
+  /**
+   * The engine's reason: 'invalid_options', 'invalid_argument', 'invalid_text' (not valid UTF-8,
+   * HTML it cannot read), 'text_too_long' (over maxInputChars), 'resources', 'internal', ...
+   */
+  readonly code: string;
+  /** The text of the call at fault (0 for a single string), or null when none is. */
+  readonly input: number | null;
+}
 /** translate() after dispose(), or a request that was queued or running when dispose() was called. */
 export class TranslatorDisposedError extends Error {
   readonly name: 'TranslatorDisposedError';

@@ -87,11 +87,13 @@ class XnnpackBackend : public Backend {
       // that never starts, so the pool of preloaded Workers is checked first.
       const int free_workers = tformer_free_workers();
       if (free_workers >= 0 && free_workers < threads_ - 1)
-        throw Error("cannot start " + std::to_string(threads_) + " threads: the module's pool of workers is used up (" +
-                    std::to_string(free_workers) + " free); delete unused translators");
+        throw Error(ErrorCode::kResources, Phase::kLoad,
+                    "cannot start " + std::to_string(threads_) + " threads: the module's pool of workers is used up (" +
+                        std::to_string(free_workers) + " free); delete unused translators");
 #endif
       pool_ = pthreadpool_create(static_cast<size_t>(threads_));
-      if (!pool_) throw Error("cannot create a thread pool of " + std::to_string(threads_) + " threads");
+      if (!pool_)
+        throw Error(ErrorCode::kResources, Phase::kLoad, "cannot create a thread pool of " + std::to_string(threads_) + " threads");
       threads_ = static_cast<int>(pthreadpool_get_threads_count(pool_));
     }
   }

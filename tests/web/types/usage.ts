@@ -2,7 +2,7 @@
 // README's uses of the API must compile, and misuses must not (the @ts-expect-error lines).
 import {
   Translator, loadRegistry, findModels, withVariant, ModelLoadError, ModelFormatError, InvalidTextError,
-  TranslatorDisposedError, decideBackend, AUTO_MIN_PROJECTION,
+  TranslationError, TranslatorDisposedError, decideBackend, AUTO_MIN_PROJECTION,
   type Translation, type ModelVariant, type TranslatorInfo, type ProgressEvent, type FallbackEvent,
 } from 'tformer-wasm';
 
@@ -54,6 +54,7 @@ export async function example(): Promise<string> {
     await t.translate('a\uD800');
   } catch (e) {
     if (e instanceof InvalidTextError) console.log(e.input, e.position);
+    if (e instanceof TranslationError && e.code === 'text_too_long') console.log(e.input ?? 'the request');
     if (e instanceof TranslatorDisposedError) console.log(e.name);
   }
   t.dispose();
