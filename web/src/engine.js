@@ -11,7 +11,7 @@ import { decideBackend, adapterName } from './select.js';
 import { isNode } from './environment.js';
 import { completeTranslation, completeSentence } from './results.js';
 import { WebGpuBackend } from './webgpu/backend.js';
-import { runSession } from './webgpu/run_session.js';
+import { runSession } from './run-session.js';
 import { TranslationError } from './errors.js';
 
 // A start that failed because the engine could not read the model: `refusal` is what the engine

@@ -1,7 +1,7 @@
-// The decode loop of a translation, driven from JS (BRIDGE.md, option B): the wasm engine's
-// TranslationSession does its own work in next() and says what it needs; the WebGPU backend
-// answers when it can, wasm (computeOnCpu) answers otherwise. The same loop without a backend
-// is the plain wasm path.
+// The decode loop of a translation, driven from JS (webgpu/BRIDGE.md, option B): the wasm engine's
+// TranslationSession does its own work in next() and says what it needs; a backend (the WebGPU
+// one) answers when it can, wasm (computeOnCpu) answers otherwise. The same loop without a backend
+// is the plain wasm path, stepped from JS so that sentences can leave as they end (streaming).
 //
 //   const results = await runSession(translator.begin(texts, options), backend);
 //
