@@ -3,12 +3,9 @@
 // code, phase and detail as properties (see throw_js_error).
 //
 //   const t = new Module.Translator(uint8ArrayOfTfmFile, threads);
-//   const results = t.translate(["Hallo Welt."], {beam: 1, maxLength: 0, nbest: 1,
-//                               returnScores: true, returnAlignment: false, splitSentences: true,
-//                               maxInputChars: 100000, maxSentenceTokens: 0, html: false,
-//                               htmlTranslateCode: false});
+//   const results = t.translate(["Hallo Welt."], {beam: 4, returnAlignment: true});  // every key optional
 //   t.info(); t.delete();   // info().kernels: the kernel library (xnnpack); info().backend: its old name
-//   Module.defaultOptions(): that options object complete; Module.limits(): the engine's limits.
+//   Module.defaultOptions(): every option at the engine's default; Module.limits(): its bounds.
 //   Module.projectHtml(html, blocks), Module.htmlBlockTexts(html): the HTML projection alone.
 //   Module.importMarian(files, options): a Marian model folder -> .tfm bytes (see import_marian).
 //   Module.profileEnable(true); ...translate...; Module.profileTake(): {phase: ms} since the last
@@ -33,7 +30,11 @@
 #include <emscripten/val.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "tformer/marian.h"
@@ -44,37 +45,6 @@
 using emscripten::val;
 
 namespace {
-
-// Options as JS passes them. Embind requires every field of a value_object: the npm package
-// fills in defaults (see web/src/options.js), and defaultOptions() returns a complete object.
-struct JsOptions {
-  int beam = 1;
-  int maxLength = 0;
-  int nbest = 1;
-  bool returnScores = true;
-  bool returnAlignment = false;
-  bool splitSentences = true;
-  int maxInputChars = int(tformer::TranslateOptions().max_input_chars);  // per input text; 0 = no limit
-  int maxSentenceTokens = 0;   // tokens per sentence piece; 0 = the model's limit
-  bool html = false;           // each text is a fragment of HTML (TranslateOptions::html)
-  bool htmlTranslateCode = false;  // with html: translate code/pre/kbd/samp too
-  bool shortlist = true;       // use the model's lexical shortlist, if it has one
-};
-
-tformer::TranslateOptions to_engine(const JsOptions& o) {
-  tformer::TranslateOptions t;
-  t.beam_size = o.beam;
-  t.max_length = o.maxLength;
-  t.nbest = o.nbest;
-  t.return_alignment = o.returnAlignment;
-  t.split_sentences = o.splitSentences;
-  t.max_input_chars = o.maxInputChars < 0 ? 0 : size_t(o.maxInputChars);
-  t.max_sentence_tokens = o.maxSentenceTokens;
-  t.html = o.html;
-  t.html_translate_code = o.htmlTranslateCode;
-  t.shortlist = o.shortlist;
-  return t;
-}
 
 // Errors leave the bindings one way: as a JS Error worded for JS callers, with the engine's error
 // (tformer/error.h) as its properties, so that no caller needs to read the message:
@@ -208,13 +178,150 @@ val object(std::initializer_list<std::pair<const char*, val>> fields) {
 // An optional field of object(): present when `when`.
 val when(bool present, val value) { return present ? value : val::undefined(); }
 
+// What JS's typeof says of a value, and the kinds of value the checks below tell apart.
+std::string type_of(const val& v) { return v.typeOf().as<std::string>(); }
+bool is_array(const val& v) { return val::global("Array").call<bool>("isArray", v); }
+bool is_object(const val& v) { return type_of(v) == "object" && !v.isNull() && !is_array(v); }
+
+// A short description of a value, for errors: "the string \"x\"", "number 1.5", "null", "an array".
+std::string describe(const val& v) {
+  if (v.isNull()) return "null";
+  if (is_array(v)) return "an array";
+  const std::string type = type_of(v);
+  if (type == "string") {
+    std::string s = v.as<std::string>();
+    if (s.size() > 40) s = s.substr(0, 40) + "...";
+    return "the string " + val::global("JSON").call<std::string>("stringify", s);
+  }
+  if (type == "object") return "an object";
+  return type + " " + val::global("String")(v).as<std::string>();
+}
+
+// A request's options as JS gives them: an object whose keys are all optional. Each key given is
+// checked and read into the engine's options; each key left out keeps the engine's default
+// (tformer::TranslateOptions), which is thus stated once, in C++. Keys are the TranslateOptions
+// fields in camelCase, with two renamed (beam, returnAlignment), plus returnScores (default
+// true: results carry each hypothesis' score). Module.defaultOptions(): every key at its default.
+struct RequestOptions : tformer::TranslateOptions {
+  bool return_scores = true;
+};
+
+// Each key and the field it sets; the field's type says what the value must be: int an integer,
+// size_t a non-negative integer, float a finite number, bool true or false.
+using Field = std::variant<int RequestOptions::*, size_t RequestOptions::*, float RequestOptions::*, bool RequestOptions::*>;
+struct Key {
+  const char* name;
+  Field field;
+};
+const Key kKeys[] = {
+    {"beam", &RequestOptions::beam_size},
+    {"nbest", &RequestOptions::nbest},
+    {"lengthPenalty", &RequestOptions::length_penalty},
+    {"maxLengthRatio", &RequestOptions::max_length_ratio},
+    {"maxLengthOffset", &RequestOptions::max_length_offset},
+    {"maxLength", &RequestOptions::max_length},
+    {"returnAlignment", &RequestOptions::return_alignment},
+    {"returnScores", &RequestOptions::return_scores},
+    {"splitSentences", &RequestOptions::split_sentences},
+    {"maxBatchTokens", &RequestOptions::max_batch_tokens},
+    {"maxInputChars", &RequestOptions::max_input_chars},
+    {"maxSentenceTokens", &RequestOptions::max_sentence_tokens},
+    {"passthrough", &RequestOptions::passthrough},
+    {"repetitionGuard", &RequestOptions::repetition_guard},
+    {"html", &RequestOptions::html},
+    {"htmlTranslateCode", &RequestOptions::html_translate_code},
+    {"shortlist", &RequestOptions::shortlist},
+};
+
+[[noreturn]] void refuse(const char* key, const char* must, const val& got) {
+  throw tformer::Error(tformer::ErrorCode::kInvalidArgument, tformer::Phase::kRequest,
+              std::string("option '") + key + "' must be " + must + " (got " + describe(got) + ")");
+}
+
+double number_of(const char* key, const val& v, const char* must) {
+  if (type_of(v) != "number") refuse(key, must, v);
+  const double x = v.as<double>();
+  if (!std::isfinite(x)) refuse(key, must, v);
+  return x;
+}
+
+void read(const char* key, const val& v, RequestOptions& o, int RequestOptions::*field) {
+  const double x = number_of(key, v, "an integer");
+  if (x != std::floor(x) || x < -2147483648.0 || x > 2147483647.0) refuse(key, "an integer", v);
+  o.*field = int(x);
+}
+
+void read(const char* key, const val& v, RequestOptions& o, size_t RequestOptions::*field) {
+  const double x = number_of(key, v, "a non-negative integer");
+  if (x != std::floor(x) || x < 0 || x > double(std::numeric_limits<size_t>::max())) refuse(key, "a non-negative integer", v);
+  o.*field = size_t(x);
+}
+
+void read(const char* key, const val& v, RequestOptions& o, float RequestOptions::*field) {
+  o.*field = float(number_of(key, v, "a number"));
+}
+
+void read(const char* key, const val& v, RequestOptions& o, bool RequestOptions::*field) {
+  if (type_of(v) != "boolean") refuse(key, "true or false", v);
+  o.*field = v.as<bool>();
+}
+
+val value_of(const RequestOptions& o, const Field& field) {
+  return std::visit(
+      [&](auto member) {
+        const auto x = o.*member;
+        if constexpr (std::is_same_v<decltype(x), const bool>) return val(x);
+        else return val(double(x));
+      },
+      field);
+}
+
+std::string key_list() {
+  std::string list;
+  for (const Key& k : kKeys) list += (list.empty() ? "" : ", ") + std::string(k.name);
+  return list;
+}
+
+// Every key at its default: the engine's own TranslateOptions.
+val default_options() {
+  const RequestOptions defaults;
+  val o = val::object();
+  for (const Key& k : kKeys) o.set(k.name, value_of(defaults, k.field));
+  return o;
+}
+
+
+// Throws a tformer::Error (kInvalidArgument) for a value of the wrong type or an unknown key; the
+// ranges are the engine's to check (tformer::validate).
+RequestOptions read_options(const val& options) {
+  RequestOptions o;
+  if (options.isUndefined() || options.isNull()) return o;
+  if (!is_object(options))
+    throw tformer::Error(tformer::ErrorCode::kInvalidArgument, tformer::Phase::kRequest, "options must be an object (got " + describe(options) + ")");
+  const val keys = val::global("Object").call<val>("keys", options);
+  const size_t n = keys["length"].as<size_t>();
+  for (size_t i = 0; i < n; ++i) {
+    const std::string name = keys[i].as<std::string>();
+    const Key* key = nullptr;
+    for (const Key& k : kKeys)
+      if (name == k.name) key = &k;
+    if (!key)
+      throw tformer::Error(tformer::ErrorCode::kInvalidArgument, tformer::Phase::kRequest, "unknown option '" + name + "' (known: " + key_list() + ")");
+    const val v = options[name];
+    if (v.isUndefined()) continue;  // as if left out
+    std::visit([&](auto member) { read(key->name, v, o, member); }, key->field);
+  }
+  return o;
+}
+
+
 // The engine's result of one input (tformer::Translation), the low-level API's shape: per sentence
 // its best hypothesis, its pieces and tokens; score with returnScores, the flat alignment matrix
 // with returnAlignment, the hypotheses with nbest > 1. (The npm package adds what its own API has
 // on top: web/src/results.js.)
-val to_js(const tformer::SentenceTranslation& s, const JsOptions& o) {
+val to_js(const tformer::SentenceTranslation& s, const RequestOptions& o) {
   auto hypothesis = [&](const tformer::Hypothesis& h) {
-    return object({{"text", val(h.text)}, {"tokens", int_array(h.tokens)}, {"score", when(o.returnScores, val(h.score))}});
+    return object({{"text", val(h.text)}, {"tokens", int_array(h.tokens)}, {"score", when(o.return_scores, val(h.score))}});
   };
   const tformer::Hypothesis& best = s.hypotheses.at(0);
   return object({
@@ -224,13 +331,13 @@ val to_js(const tformer::SentenceTranslation& s, const JsOptions& o) {
       {"sourcePieces", string_array(s.source_pieces)},
       {"tokens", int_array(best.tokens)},
       {"targetPieces", string_array(s.target_pieces)},
-      {"score", when(o.returnScores, val(best.score))},
-      {"alignment", when(o.returnAlignment, float_array(s.alignment))},
+      {"score", when(o.return_scores, val(best.score))},
+      {"alignment", when(o.return_alignment, float_array(s.alignment))},
       {"nbest", when(o.nbest > 1, array_of(s.hypotheses, hypothesis))},
   });
 }
 
-val to_js(const tformer::Translation& t, const JsOptions& o) {
+val to_js(const tformer::Translation& t, const RequestOptions& o) {
   return object({{"text", val(t.text)},
                  {"sentences", array_of(t.sentences, [&](const tformer::SentenceTranslation& s) { return to_js(s, o); })}});
 }
@@ -238,7 +345,7 @@ val to_js(const tformer::Translation& t, const JsOptions& o) {
 // One translation driven from JS: Module.TranslationSession, made by Translator.begin().
 class JsSession {
  public:
-  JsSession(std::unique_ptr<tformer::TranslationSession> session, const JsOptions& options)
+  JsSession(std::unique_ptr<tformer::TranslationSession> session, const RequestOptions& options)
       : session_(std::move(session)), options_(options) {}
 
   // {kind: 'encode', batch, length, ids: Int32Array, lengths: Int32Array}
@@ -341,7 +448,7 @@ class JsSession {
   }
 
   std::unique_ptr<tformer::TranslationSession> session_;
-  JsOptions options_;
+  RequestOptions options_;
   std::vector<float> buffer_;
 };
 
@@ -362,25 +469,19 @@ class JsTranslator {
     });
   }
 
-  // Text handling for the requests that follow (TranslateOptions::passthrough and
-  // repetition_guard): set by the npm package before each request, kept out of the options
-  // value object so that callers of translate() and begin() need not name them.
-  void set_text_handling(bool passthrough, bool repetition_guard) {
-    passthrough_ = passthrough;
-    repetition_guard_ = repetition_guard;
-  }
-
-  val translate(const val& texts, const JsOptions& options) {
+  // options: an object of optional keys (read_options)
+  val translate(const val& texts, const val& options) {
     return or_js_error("translate", [&] {
-      const auto results = translator_.translate(texts_of(texts), with_text_handling(to_engine(options)));
-      return array_of(results, [&](const tformer::Translation& t) { return to_js(t, options); });
+      const RequestOptions o = read_options(options);
+      const auto results = translator_.translate(texts_of(texts), o);
+      return array_of(results, [&](const tformer::Translation& t) { return to_js(t, o); });
     });
   }
 
-  std::unique_ptr<JsSession> begin(const val& texts, const JsOptions& options) {
+  std::unique_ptr<JsSession> begin(const val& texts, const val& options) {
     return or_js_error("begin", [&] {
-      return std::make_unique<JsSession>(
-          translator_.begin(texts_of(texts), with_text_handling(to_engine(options))), options);
+      const RequestOptions o = read_options(options);
+      return std::make_unique<JsSession>(translator_.begin(texts_of(texts), o), o);
     });
   }
 
@@ -459,12 +560,6 @@ class JsTranslator {
   JsTranslator(std::vector<uint8_t> bytes, const tformer::TranslatorConfig& config)
       : translator_(std::move(bytes), config) {}
 
-  tformer::TranslateOptions with_text_handling(tformer::TranslateOptions o) const {
-    o.passthrough = passthrough_;
-    o.repetition_guard = repetition_guard_;
-    return o;
-  }
-
   // A product or a norm of the plan; null where the model has none.
   static val linear_plan(const tformer::LinearPlan& p) {
     if (p.weights.empty()) return val::null();
@@ -501,20 +596,18 @@ class JsTranslator {
   }
 
   tformer::Translator translator_;
-  bool passthrough_ = false, repetition_guard_ = false;  // set_text_handling()
 };
 
-JsOptions default_options() { return JsOptions{}; }
+// A JS argument of the wrong kind (the HTML and import calls below).
+tformer::Error invalid_argument(const std::string& detail, tformer::Phase phase = tformer::Phase::kRequest) {
+  return tformer::Error(tformer::ErrorCode::kInvalidArgument, phase, detail);
+}
 
 // The HTML projection on its own (tformer/html.h), for translations made elsewhere and for the
 // tests' table (tests/fixtures/html/cases.json):
 //   Module.htmlBlockTexts(html, translateCode) -> [string]: the texts of the fragment's blocks
 //   Module.projectHtml(html, [[{source, target, alignment?: [int]}, ...], ...], translateCode)
 //     -> the fragment with each block's sentences replaced by their translations
-// A JS argument of the wrong kind (the HTML and import calls below).
-tformer::Error invalid_argument(const std::string& detail, tformer::Phase phase = tformer::Phase::kRequest) {
-  return tformer::Error(tformer::ErrorCode::kInvalidArgument, phase, detail);
-}
 
 val html_block_texts(const std::string& html, bool translate_code) {
   return or_js_error("htmlBlockTexts", [&] { return string_array(tformer::html_block_texts(html, translate_code)); });
@@ -551,8 +644,6 @@ std::string project_html(const std::string& html, const val& blocks, bool transl
   });
 }
 
-// The engine's limits that the npm package checks up front (web/src/options.js), read from here so
-// that they are written once, in C++.
 // The engine's per-phase timers (tformer/profile.h): {name: ms} since the last take.
 val profile_take() {
   val out = val::object();
@@ -560,10 +651,9 @@ val profile_take() {
   return out;
 }
 
-val limits() {
-  return object({{"maxBeam", val(tformer::kMaxBeamSize)},
-                 {"defaultMaxInputChars", val(double(tformer::TranslateOptions().max_input_chars))}});
-}
+// The engine's bounds that the npm package checks up front (web/src/options.js), read from here so
+// that they are written once, in C++.
+val limits() { return object({{"maxBeam", val(tformer::kMaxBeamSize)}, {"maxThreads", val(tformer::kMaxThreads)}}); }
 
 // A Marian model folder (Firefox Translations, OPUS-MT) -> a .tfm image (tformer/marian.h):
 //   Module.importMarian([{name: 'model.deen.intgemm.alphas.bin', bytes: Uint8Array}, ...],
@@ -628,18 +718,6 @@ val import_marian(const val& files, const val& options) {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(tformer) {
-  emscripten::value_object<JsOptions>("TranslateOptions")
-      .field("beam", &JsOptions::beam)
-      .field("maxLength", &JsOptions::maxLength)
-      .field("nbest", &JsOptions::nbest)
-      .field("returnScores", &JsOptions::returnScores)
-      .field("returnAlignment", &JsOptions::returnAlignment)
-      .field("splitSentences", &JsOptions::splitSentences)
-      .field("maxInputChars", &JsOptions::maxInputChars)
-      .field("maxSentenceTokens", &JsOptions::maxSentenceTokens)
-      .field("html", &JsOptions::html)
-      .field("htmlTranslateCode", &JsOptions::htmlTranslateCode)
-      .field("shortlist", &JsOptions::shortlist);
   emscripten::function("defaultOptions", &default_options);
   emscripten::function("limits", &limits);
   emscripten::function("profileEnable", &tformer::profile::enable);
@@ -651,7 +729,6 @@ EMSCRIPTEN_BINDINGS(tformer) {
       .constructor(&JsTranslator::create, emscripten::allow_raw_pointers())
       .function("translate", &JsTranslator::translate)
       .function("begin", &JsTranslator::begin)
-      .function("setTextHandling", &JsTranslator::set_text_handling)
       .function("tensorView", &JsTranslator::tensor_view)
       .function("positionsView", &JsTranslator::positions_view)
       .function("plan", &JsTranslator::plan)

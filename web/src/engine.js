@@ -169,7 +169,7 @@ export class Engine {
       adapter: adapterName(this.adapter),
       gpu: this.gpuInfo,
       warnings: [...this.warnings],
-      // The engine's own limits (wasm/bindings.cc limits()), which translate() checks up front.
+      // The engine's own bounds (the bindings' limits()), which translate() checks up front.
       limits: this.module.limits(),
       memory: {
         // wasm memory (model file, packed weights, caches); GPU memory of the uploaded weights
@@ -200,13 +200,11 @@ export class Engine {
   async translate(texts, options, signal = undefined, onSentences = null) {
     const t0 = performance.now();
     if (this.webgpu && !this.webgpu.usable) this.dropGpu();  // lost while idle
-    // Pass-through and the repetition guard are engine settings for the requests that follow.
-    this.translator.setTextHandling(options.passthrough === true, options.repetitionGuard === true);
     let raw;
     let gpu = null;
     const webgpu = this.webgpu;
     const onCompleted = onSentences && ((completed) => {
-      for (const c of completed) completeSentence(c.sentence, options.returnAlignment);
+      for (const c of completed) completeSentence(c.sentence, options.returnAlignment === true);
       onSentences(completed);
     });
     try {
@@ -228,7 +226,7 @@ export class Engine {
     }
     const translateMs = performance.now() - t0;
     return {
-      results: raw.map((r) => completeTranslation(r, options.returnAlignment)),
+      results: raw.map((r) => completeTranslation(r, options.returnAlignment === true)),
       translateMs,
       backend: this.webgpu ? 'webgpu' : 'wasm',
       gpu,

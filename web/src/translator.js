@@ -251,7 +251,7 @@ export class Translator {
       throw new TypeError("translateStream: option 'html' is not supported: a text's markup is placed once all its " +
         'sentences are done (use translate())');
     }
-    const engine = engineOptions(options, this.limits);
+    const engine = engineOptions(options, this.limits, 'translateStream');
     return this.stream(list, engine, signal);
   }
 
