@@ -47,6 +47,19 @@ export class TranslationError extends Error {
   }
 }
 
+/**
+ * A request made with a `key` was superseded by a newer request with the same key and
+ * `supersede: true` (a text box whose text changed): it rejects at once; the engine finishes at
+ * most the chunk it was on (chunks.js), and is not restarted.
+ */
+export class SupersededError extends Error {
+  constructor(key) {
+    super(`superseded by a newer request with the key ${JSON.stringify(key)}`);
+    this.name = 'SupersededError';
+    this.key = key;
+  }
+}
+
 /** The Translator was disposed: the call came after dispose(), or was queued or running when it was called. */
 export class TranslatorDisposedError extends Error {
   constructor() {

@@ -6,7 +6,7 @@ import { BACKENDS, VARIANTS, MAX_THREADS } from './select.js';
 
 const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant', 'onProgress', 'onFallback', 'cache', 'signal', 'wasmBase'];
 const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'maxInputChars', 'maxSentenceTokens', 'passthrough',
-  'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'signal'];
+  'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'signal', 'key', 'supersede'];
 
 // The largest value of the engine's int options: the bound of the options the engine itself
 // limits no further.
@@ -57,6 +57,21 @@ export function checkSignal(what, signal) {
     throw new TypeError(`${what}: option 'signal' must be an AbortSignal (got ${describe(signal)})`);
   }
   return signal;
+}
+
+/**
+ * A request's scheduling options: `key` (a non-empty string: the request runs in chunks, and a
+ * later request with the same key may supersede it) and `supersede` (true: this request
+ * supersedes the earlier ones with its key; needs a key). Returns {key: string|null, supersede}.
+ */
+export function checkScheduling(what, options) {
+  const key = options?.key;
+  if (key !== undefined && (typeof key !== 'string' || key === '')) {
+    throw new TypeError(`${what}: option 'key' must be a non-empty string (got ${describe(key)})`);
+  }
+  const supersede = options?.supersede === undefined ? false : boolean(what, 'supersede', options.supersede);
+  if (supersede && key === undefined) throw new TypeError(`${what}: option 'supersede' needs a 'key' (the requests it supersedes share it)`);
+  return { key: key ?? null, supersede };
 }
 
 export function checkCreateOptions(options) {

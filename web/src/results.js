@@ -38,6 +38,24 @@ export function completeSentence(sentence, withAlignment) {
   return sentence;
 }
 
+/**
+ * One input's translation from the translations of its chunks (chunks.js), as one call would give
+ * it: texts joined by the chunks' separators, sentences, tokens and score of all of them, and the
+ * alignment of all sentences. `parts` are completed (completeTranslation) already.
+ */
+export function joinTranslations(parts, separators, withAlignment) {
+  if (parts.length === 1) return parts[0];
+  const sentences = parts.flatMap((p) => p.sentences);
+  const result = {
+    text: parts.map((p, i) => p.text + (i + 1 < parts.length ? separators[i] : '')).join(''),
+    sentences,
+    tokens: concatInt32(sentences.map((s) => s.tokens)),
+    score: sentences.length ? sentences.reduce((sum, s) => sum + s.score, 0) / sentences.length : 0,
+  };
+  if (withAlignment) result.alignment = paragraphAlignment(sentences);
+  return result;
+}
+
 function concatInt32(arrays) {
   const out = new Int32Array(arrays.reduce((n, a) => n + a.length, 0));
   let at = 0;

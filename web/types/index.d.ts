@@ -192,6 +192,18 @@ export interface TranslateOptions {
   shortlist?: boolean;
   /** Cancels the request, whether queued or running. The promise rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * A name for a line of requests (one text box): the request runs in chunks of whole sentences of
+   * about CHUNK_CHARS characters (chunksOf), joined into one result, so that a newer request with
+   * the same key and `supersede` can drop it between two chunks.
+   */
+  key?: string;
+  /**
+   * With `key`: the earlier requests with this key reject at once with a SupersededError; a
+   * queued one never runs, the running one stops at the end of its chunk (the engine is not
+   * restarted). Default false.
+   */
+  supersede?: boolean;
 }
 
 /** Cross-attention weights between source and target pieces, ready to draw. */
@@ -449,6 +461,11 @@ export class TranslationError extends Error {
   /** The text of the call at fault (0 for a single string), or null when none is. */
   readonly input: number | null;
 }
+/** A request with a `key` was superseded by a newer one with the same key and `supersede: true`. */
+export class SupersededError extends Error {
+  readonly name: 'SupersededError';
+  readonly key: string;
+}
 /** translate() after dispose(), or a request that was queued or running when dispose() was called. */
 export class TranslatorDisposedError extends Error {
   readonly name: 'TranslatorDisposedError';
@@ -456,6 +473,20 @@ export class TranslatorDisposedError extends Error {
 /** The engine's Worker stopped (out of memory, a crash); the request failed, the next one restarts it. */
 export class EngineStoppedError extends Error {}
 export function sha256Hex(bytes: BufferSource): Promise<string>;
+/** About how many characters a chunk of a keyed request holds (400). */
+export const CHUNK_CHARS: number;
+/**
+ * A text in chunks of whole sentences (Intl.Segmenter in `language`) of about CHUNK_CHARS
+ * characters, as keyed requests run: `sentences` counts each chunk's sentences, `separator` is
+ * the text between it and the next ('' after the last; its line breaks, else ' '). A text of at
+ * most CHUNK_CHARS characters is one chunk, as given.
+ */
+export function chunksOf(text: string, language?: string): { text: string; sentences: number; separator: string }[];
+/**
+ * The alignment of several sentences as one matrix, each sentence's on the diagonal: what
+ * Translation.alignment is, for sentences collected from translateStream().
+ */
+export function paragraphAlignment(sentences: { alignment?: Alignment }[]): Alignment;
 export const DEFAULT_CACHE_NAME: string;
 export function chooseEngine(
   options: { threads?: number; backend?: Backend; variant?: 'auto' | Variant },

@@ -2,7 +2,7 @@
 // README's uses of the API must compile, and misuses must not (the @ts-expect-error lines).
 import {
   Translator, loadRegistry, findModels, withVariant, ModelLoadError, ModelFormatError, InvalidTextError,
-  TranslationError, TranslatorDisposedError, decideBackend, AUTO_MIN_PROJECTION,
+  TranslationError, SupersededError, TranslatorDisposedError, chunksOf, CHUNK_CHARS, paragraphAlignment, decideBackend, AUTO_MIN_PROJECTION,
   type Translation, type ModelVariant, type TranslatorInfo, type ProgressEvent, type FallbackEvent,
 } from 'tformer-wasm';
 
@@ -39,6 +39,20 @@ export async function example(): Promise<string> {
     streamed += s.separator + s.text;
     console.log(where, s.tokens.length);
   }
+  // A text box: each pause's request supersedes the one before; chunks for a progress bar.
+  try {
+    const typed: Translation = await t.translate('Hallo Welt.', { key: 'source', supersede: true });
+    const total: number = chunksOf('Hallo Welt.', 'de').reduce((n, c) => n + c.sentences, 0);
+    console.log(typed.text, total, CHUNK_CHARS);
+  } catch (e) {
+    if (e instanceof SupersededError) console.log(e.key);
+  }
+  const collected = [];
+  for await (const s of t.translateStream('Hallo Welt.', { alignment: true, key: 'source' })) collected.push(s);
+  const drawn: Float32Array = paragraphAlignment(collected).weights;
+  console.log(drawn.length);
+  // @ts-expect-error: supersede says whether, the key says which
+  await t.translate('x', { supersede: 'source' });
   // @ts-expect-error: a stream is iterated, not awaited as a Translation
   const notOne: Translation = await t.translateStream('x');
   console.log(streamed, notOne);
