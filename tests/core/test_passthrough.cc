@@ -118,6 +118,23 @@ TEST_CASE("passthrough: restore() puts spans back at word boundaries, by a clear
   CHECK(restore(p, source, {"▁The", "▁weather", "▁is", "▁to", "day", "."}, "The weather is today.", {}, 6, 0) ==
         "The weather is today ☀️.");
 
+  // A span that closes the sentence closes the translation, before its closing punctuation, also
+  // where the word before it aligns with a word inside the translation (verbs move to the end in
+  // German, not in English): "werden" is "be" here.
+  const ProtectedSentence e = protect("Es kostet nichts, gefunden zu werden 😀.", nothing_unknown);
+  CHECK(e.text == "Es kostet nichts, gefunden zu werden.");
+  const std::vector<std::string> e_source{"▁Es", "▁kostet", "▁nichts", ",", "▁gefunden", "▁zu", "▁werden", "."};
+  const std::vector<std::string> e_target{"▁It", "▁costs", "▁nothing", "▁to", "▁be", "▁found", "."};
+  std::vector<float> werden_is_be(7 * 8, 0.f);
+  werden_is_be[4 * 8 + 6] = 0.9f;
+  CHECK(restore(e, e_source, e_target, "It costs nothing to be found.", werden_is_be, 8, 0) == "It costs nothing to be found 😀.");
+  CHECK(restore(e, e_source, e_target, "It costs nothing to be found.", {}, 8, 0) == "It costs nothing to be found 😀.");
+  // Closing punctuation of several kinds stays last; without any, the span is last.
+  CHECK(restore(protect("Mehr unter https://example.org/info).", nothing_unknown), {"▁Mehr", "▁unter", ")", "."},
+                {"▁More", "▁at", ")", "."}, "More at).", {}, 4, 0) == "More at https://example.org/info).");
+  CHECK(restore(protect("Bis morgen 😀", nothing_unknown), {"▁Bis", "▁morgen"}, {"▁See", "▁you", "▁tomorrow", "!"},
+                "See you tomorrow!", {}, 2, 0) == "See you tomorrow 😀!");
+
   // A span that opened the sentence goes before the first word's place; several spans keep order.
   const ProtectedSentence q = protect("12 Kinder und 3 Hunde.", nothing_unknown);
   CHECK(q.text == "Kinder und Hunde.");
@@ -144,12 +161,18 @@ TEST_CASE("passthrough on a shipped model: what it cannot translate comes out as
       {"Schreib mir an anna@example.org oder besuche https://example.org/hilfe.", {"anna@example.org", "https://example.org/hilfe"}},
       {"Ich habe 3 Katzen und 2 Hunde.", {"3", "2"}},
       {"Am 3. Mai feiern wir 😀 zusammen.", {"3.", "😀"}},
+      {"Es kostet nichts, gefunden zu werden 😀.", {"😀"}},
   };
   for (const auto& [text, spans] : cases) {
     const std::string out = t.translate({text}, on).at(0).text;
     INFO(text << " -> " << out);
     for (const std::string& s : spans) CHECK(count(out, s) == 1);
   }
+  // A span that closes the sentence closes the translation (not "to be 😀 found.").
+  const std::string closing = t.translate({"Es kostet nichts, gefunden zu werden 😀."}, on).at(0).text;
+  INFO(closing);
+  CHECK(closing.size() > std::string("😀.").size());
+  CHECK(closing.compare(closing.size() - std::string(" 😀.").size(), std::string::npos, " 😀.") == 0);
   // Without anything to pass through, the translation is the model's own.
   const std::string plain = "Zwei Kinder spielen im Park. Ein Junge springt ins Wasser.";
   CHECK(t.translate({plain}, on).at(0).text == t.translate({plain}, {}).at(0).text);
