@@ -1,7 +1,7 @@
 // node --test tests/marian/package.test.mjs
 //
 // The npm package runs Marian model folders as downloaded (Translator.create({model: {files}})):
-// the engine imports them in its Worker (wasm/bindings.cc importMarian). For every variant
+// the engine imports them in its Worker (wasm/bindings/marian_import.cc). For every variant
 // tests/marian/make_models.py writes (float32 .bin, intgemm8 .bin with alphas; self-attention and
 // SSRU decoders, post/pre-norm, relu/swish, tied and untied embeddings, separate vocabularies) and
 // two OPUS-MT style folders (.npz, *.vocab.yml tables with shuffled ids, source/target.spm):

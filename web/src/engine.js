@@ -263,7 +263,7 @@ function messageOf(e) {
 const REQUEST_CALLS = ['translate', 'begin'];
 
 // The engine's error (a JS Error from the bindings with code, phase, detail and input:
-// wasm/bindings.cc) in the package's words: its caller called the package's translate(), not a
+// wasm/bindings/error.h) in the package's words: its caller called the package's translate(), not a
 // wasm call, so the message is what the engine said of the request, an input text named by its
 // place. Anything else (a bug, an error outside the engine) passes as it is.
 export function refusal(e) {

@@ -1,5 +1,5 @@
 // Gets the files of a Marian model folder (Firefox Translations, OPUS-MT) for the engine's importer
-// (wasm/bindings.cc importMarian, core/include/tformer/marian.h), as Translator.create's
+// (wasm/bindings/marian_import.cc, core/include/tformer/marian.h), as Translator.create's
 //   model: { files: [...], modelFile?, vocabs?, spms?, config?, weights?, name?, maxPositions? }
 //
 // Each entry of `files` is one of:

@@ -12,7 +12,7 @@
 // session: a Module.TranslationSession; backend: a WebGpuBackend or null. Options:
 //   signal  an AbortSignal: the translation stops before its next step with signal.reason
 //   onCompleted  (completed) => void: called with `need.completed` of each step that ended
-//           sentences (streaming; wasm/bindings.cc JsSession::next)
+//           sentences (streaming; wasm/bindings/session.cc JsSession::next)
 // Resolves to what session.results() returns (one result per input text, as translate()).
 export async function runSession(session, backend = null, { signal, onCompleted } = {}) {
   try {
