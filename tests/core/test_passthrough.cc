@@ -135,6 +135,9 @@ TEST_CASE("passthrough: restore() puts spans back at word boundaries, by a clear
   CHECK(restore(protect("Bis morgen 😀", nothing_unknown), {"▁Bis", "▁morgen"}, {"▁See", "▁you", "▁tomorrow", "!"},
                 "See you tomorrow!", {}, 2, 0) == "See you tomorrow 😀!");
 
+  // Spans side by side in front of an empty translation keep the space between them.
+  CHECK(restore(protect("Ruf 0171 2345678 an.", nothing_unknown), {"▁Ruf", "▁an", "."}, {}, "", {}, 3, 0) == "0171 2345678");
+
   // A span that opened the sentence goes before the first word's place; several spans keep order.
   const ProtectedSentence q = protect("12 Kinder und 3 Hunde.", nothing_unknown);
   CHECK(q.text == "Kinder und Hunde.");
@@ -153,7 +156,7 @@ TEST_CASE("passthrough on a shipped model: what it cannot translate comes out as
     return;
   }
   Translator t(model);
-  TranslateOptions on;
+  TranslateOptions on = testing::plain_options();
   on.passthrough = true;
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
       {"Das Wetter ist ☀️ heute.", {"☀️"}},
@@ -175,7 +178,7 @@ TEST_CASE("passthrough on a shipped model: what it cannot translate comes out as
   CHECK(closing.compare(closing.size() - std::string(" 😀.").size(), std::string::npos, " 😀.") == 0);
   // Without anything to pass through, the translation is the model's own.
   const std::string plain = "Zwei Kinder spielen im Park. Ein Junge springt ins Wasser.";
-  CHECK(t.translate({plain}, on).at(0).text == t.translate({plain}, {}).at(0).text);
+  CHECK(t.translate({plain}, on).at(0).text == t.translate({plain}, testing::plain_options()).at(0).text);
   // The alignment it needs internally is returned only when asked for.
   const Translation r = t.translate({"Das Wetter ist ☀️ heute."}, on).at(0);
   CHECK(r.sentences.at(0).alignment.empty());
@@ -201,11 +204,11 @@ TEST_CASE("repetition guard on a model that loops: no loop left, greedy outputs 
   // The random-weight fixture loops on most inputs ("li li li li ...", its PyTorch reference too).
   Translator t(testing::fixture_path("marian", "model.tfm"));
   const std::vector<std::string> inputs = testing::read_lines(testing::fixture_path("marian", "input.txt"));
-  TranslateOptions guard;
+  TranslateOptions guard = testing::plain_options();
   guard.repetition_guard = true;
   size_t looped = 0;
   for (int beam : {1, 4}) {
-    TranslateOptions plain;
+    TranslateOptions plain = testing::plain_options();
     plain.beam_size = guard.beam_size = beam;
     plain.nbest = guard.nbest = beam;
     const auto without = t.translate(inputs, plain), with = t.translate(inputs, guard);

@@ -239,7 +239,7 @@ std::string restore(const ProtectedSentence& sentence, const std::vector<std::st
   size_t total = 0;
   for (const std::string& p : source_pieces) source_end.push_back(total += non_space_chars(p));
 
-  struct Insert { size_t position; std::string text; size_t order; };
+  struct Insert { size_t position; std::string text; size_t order; bool space_before; };
   std::vector<Insert> inserts;
   for (size_t s = 0; s < sentence.spans.size(); ++s) {
     const ProtectedSpan& span = sentence.spans[s];
@@ -292,13 +292,17 @@ std::string restore(const ProtectedSentence& sentence, const std::vector<std::st
     } else if (span.space_after && position < target_text.size()) {
       text += " ";
     }
-    inserts.push_back({position, std::move(text), s});
+    inserts.push_back({position, std::move(text), s, after && span.space_before});
   }
   std::stable_sort(inserts.begin(), inserts.end(), [](const Insert& a, const Insert& b) { return a.position < b.position; });
   std::string out;
   size_t at = 0;
-  for (const Insert& i : inserts) {
+  for (size_t n = 0; n < inserts.size(); ++n) {
+    const Insert& i = inserts[n];
     out.append(target_text, at, i.position - at);
+    // Spans side by side at the very start (a translation that is empty before them) keep the
+    // space that stood between them: "0171 2345678", not "01712345678".
+    if (i.position == 0 && i.space_before && n > 0 && inserts[n - 1].position == 0 && !out.empty() && out.back() != ' ') out += ' ';
     out += i.text;
     at = i.position;
   }
