@@ -38,7 +38,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const char* kUsage =
+// The help, with the engine's defaults (tformer::TranslateOptions, TranslatorConfig): they are
+// stated once, in C++, and printed from there.
+std::string usage() {
+  const tformer::TranslateOptions d;
+  const tformer::TranslatorConfig c;
+  auto on_off = [](bool on) { return std::string(on ? "on" : "off"); };
+  auto number = [](double x) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", x);
+    return std::string(text);
+  };
+  return
     "usage:\n"
     "  tformer translate -m MODEL [options]\n"
     "      Reads UTF-8 lines on stdin and writes one translation per line on stdout, in order.\n"
@@ -76,7 +87,8 @@ const char* kUsage =
     "\n"
     "options of translate and bench:\n"
     "  -m, --model MODEL         the model (required)\n"
-    "  --beam N                  beam size, 1 = greedy search (default 1; 1 to 64)\n"
+    "  --beam N                  beam size, 1 = greedy search (default " + std::to_string(d.beam_size) + "; 1 to " +
+    std::to_string(tformer::kMaxBeamSize) + ")\n"
     "  --nbest N                 write the N best hypotheses of each line, one per output line, as\n"
     "                            'INDEX ||| TEXT ||| SCORE' (INDEX counts input lines from 0); needs\n"
     "                            --beam N or more (default 1: plain translations). An empty input line\n"
@@ -84,7 +96,7 @@ const char* kUsage =
     "  --scores                  prefix each translation with its score and a tab: the sum over its\n"
     "                            sentences of log-probability / length^penalty (higher is better)\n"
     "  --length-penalty X        rank hypotheses by log-probability / length^X; 0 favours short\n"
-    "                            output (default 1.0; 0 to 10)\n"
+    "                            output (default " + number(d.length_penalty) + "; 0 to 10)\n"
     "  --max-length N            at most N target tokens per sentence (default 0: about twice the\n"
     "                            source length, within the model's positions)\n"
     "  --no-split                translate each line as one sentence (default: split each line into\n"
@@ -95,16 +107,27 @@ const char* kUsage =
     "                            code/pre/kbd/samp are kept untranslated\n"
     "  --html-translate-code     with --html: translate code, pre, kbd and samp too\n"
     "                            (--html takes --scores, not --nbest)\n"
+    "  --passthrough, --no-passthrough\n"
+    "                            pass through what the model cannot translate: numbers, URLs, e-mail\n"
+    "                            addresses, emoji and symbols, and characters outside its vocabulary\n"
+    "                            are taken out before translating and put back into the translation\n"
+    "                            as typed (default " + on_off(d.passthrough) + ")\n"
+    "  --repetition-guard, --no-repetition-guard\n"
+    "                            stop decoding loops: a token that would repeat the last token a fourth\n"
+    "                            time, or a group of 2-4 tokens a third time, is not taken (default " + on_off(d.repetition_guard) + ")\n"
+    "                            (--no-passthrough --no-repetition-guard: the model's own output, as\n"
+    "                            its reference implementations give it)\n"
     "  --no-shortlist            score the whole vocabulary even when the model has a lexical\n"
     "                            shortlist (default: each sentence scores its shortlisted words)\n"
-    "  --threads N               threads for the matrix products (default 1; 1 to 256)\n"
+    "  --threads N               threads for the matrix products (default " + std::to_string(c.threads) + "; 1 to " +
+    std::to_string(tformer::kMaxThreads) + ")\n"
     "  --backend NAME            xnnpack (default: XNNPACK's fast kernels) or reference (plain C++,\n"
     "                            slow; the engine's tests check every backend against it)\n"
     "  --batch-tokens N          source tokens (padding included) per encoder batch; more is faster\n"
-    "                            up to a point and uses more memory (default 4096)\n"
+    "                            up to a point and uses more memory (default " + std::to_string(d.max_batch_tokens) + ")\n"
     "  --batch-lines N           translate: lines read and translated together (default 64)\n"
     "  --max-chars N             the longest input line, in characters; a longer line is an error\n"
-    "                            (see --on-error) (default 100000; 0 = no limit)\n"
+    "                            (see --on-error) (default " + std::to_string(d.max_input_chars) + "; 0 = no limit)\n"
     "  --max-sentence-tokens N   cut sentences longer than N source tokens into pieces of N tokens,\n"
     "                            each translated on its own (default 0: the model's own limit,\n"
     "                            its max_positions minus BOS/EOS)\n"
@@ -115,6 +138,7 @@ const char* kUsage =
     "                            written, then tformer exits with status 1.\n"
     "\n"
     "exit status: 0 success; 1 an error (model, input or a skipped line); 2 a usage error.\n";
+}
 
 struct Args {
   std::string command, model, input, json, output;
@@ -200,6 +224,10 @@ Args parse(int argc, char** argv) {
     else if (f == "--html") a.options.html = true;
     else if (f == "--html-translate-code") a.options.html_translate_code = true;
     else if (f == "--no-shortlist") a.options.shortlist = false;
+    else if (f == "--passthrough") a.options.passthrough = true;
+    else if (f == "--no-passthrough") a.options.passthrough = false;
+    else if (f == "--repetition-guard") a.options.repetition_guard = true;
+    else if (f == "--no-repetition-guard") a.options.repetition_guard = false;
     else if (f == "--on-error") {
       const std::string v = value();
       if (v == "skip") a.stop_on_error = false;
@@ -211,7 +239,7 @@ Args parse(int argc, char** argv) {
       else if (b == "reference") a.config.backend = tformer::BackendKind::kReference;
       else usage_error("--backend must be xnnpack or reference, got '" + b + "'");
     } else if (f == "-h" || f == "--help") {
-      std::cout << kUsage;
+      std::cout << usage();
       std::exit(0);
     } else if (f == "--version") {
       std::cout << "tformer " << TFORMER_VERSION << "\n";
@@ -626,7 +654,7 @@ int main(int argc, char** argv) {
     if (a.command == "convert") return cmd_convert(a);
     if (a.command == "bench") return cmd_bench(a);
     if (a.command == "-h" || a.command == "--help" || a.command == "help") {
-      std::cout << kUsage;
+      std::cout << usage();
       return 0;
     }
     if (a.command == "--version" || a.command == "version") {

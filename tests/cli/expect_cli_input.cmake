@@ -76,13 +76,41 @@ expect(on-error "${err}" "--on-error must be skip or stop, got 'maybe'")
 run(backend "" 2 ${TFORMER} translate -m ${MODEL} --backend gpu)
 expect(backend "${err}" "--backend must be xnnpack or reference, got 'gpu'")
 
+# Passthrough and the repetition guard are on by default: a phone number and a link come out as
+# typed, even from this random-weight model; --no-passthrough hands them to the model. The guard
+# stops the fixture's loops; --no-repetition-guard gives its reference output (expected.greedy.txt).
+run(passthrough "Ruf 0171 2345678 an oder lies https://example.com.\n" 0 ${TFORMER} translate -m ${MODEL})
+expect(passthrough-number "${out}" "0171 2345678")
+expect(passthrough-link "${out}" "https://example\\.com")
+run(passthrough-on "Ruf 0171 2345678 an oder lies https://example.com.\n" 0 ${TFORMER} translate -m ${MODEL} --no-passthrough --passthrough)
+if(NOT out STREQUAL "${out}")
+  message(FATAL_ERROR "--passthrough differs from the default")
+endif()
+run(passthrough-off "Ruf 0171 2345678 an oder lies https://example.com.\n" 0 ${TFORMER} translate -m ${MODEL} --no-passthrough)
+if(out MATCHES "https://example\\.com")
+  message(FATAL_ERROR "--no-passthrough: the model's own output has the link as typed: ${out}")
+endif()
+file(READ ${CMAKE_CURRENT_LIST_DIR}/../fixtures/marian/expected.greedy.txt reference)
+run(plain "${lines}" 0 ${TFORMER} translate -m ${MODEL} --no-passthrough --no-repetition-guard)
+if(NOT out STREQUAL reference)
+  message(FATAL_ERROR "--no-passthrough --no-repetition-guard is not the reference's output:\n${out}")
+endif()
+run(guarded "${lines}" 0 ${TFORMER} translate -m ${MODEL} --no-passthrough --repetition-guard)
+set(guarded "${out}")
+run(guard-default "${lines}" 0 ${TFORMER} translate -m ${MODEL} --no-passthrough)
+if(NOT out STREQUAL guarded OR out STREQUAL reference)
+  message(FATAL_ERROR "the repetition guard is not on by default (the fixture's loops are left):\n${out}")
+endif()
+
 # --help explains every option with its default; --version; info MODEL and info -m MODEL.
 run(help "" 0 ${TFORMER} --help)
 foreach(option --beam --nbest --scores --length-penalty --max-length --no-split --threads --backend
-               --batch-tokens --batch-lines --max-chars --max-sentence-tokens --on-error --version)
+               --batch-tokens --batch-lines --max-chars --max-sentence-tokens --on-error --passthrough
+               --no-passthrough --repetition-guard --no-repetition-guard --version)
   expect(help-${option} "${out}" "${option}")
 endforeach()
 expect(help-defaults "${out}" "default 4096")
+expect(help-passthrough-default "${out}" "as typed \\(default on\\)")
 run(version "" 0 ${TFORMER} --version)
 expect(version "${out}" "^tformer [0-9]+\\.[0-9]+\\.[0-9]+\n$")
 run(info-plain "" 0 ${TFORMER} info ${MODEL})

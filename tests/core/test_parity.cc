@@ -128,10 +128,10 @@ TEST_CASE("the Translator reproduces the reference's texts, n-best lists and ali
   std::vector<std::string> texts;
   for (const auto& s : golden.json["sentences"]) texts.push_back(s["text"]);
 
-  TranslateOptions greedy;
+  TranslateOptions greedy = testing::plain_options();
   greedy.return_alignment = true;
   const auto g = translator.translate(texts, greedy);
-  TranslateOptions beam;
+  TranslateOptions beam = testing::plain_options();
   beam.beam_size = 4;
   beam.nbest = 4;
   const auto b = translator.translate(texts, beam);

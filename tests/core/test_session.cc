@@ -139,9 +139,9 @@ TEST_CASE("a session answered by compute_on_cpu is translate() bit for bit", "[s
   const testing::Golden golden(variant);
   const std::vector<std::string> texts = golden_texts(golden);
 
-  TranslateOptions greedy;
+  TranslateOptions greedy = testing::plain_options();
   greedy.return_alignment = true;
-  TranslateOptions beam;
+  TranslateOptions beam = testing::plain_options();
   beam.beam_size = 4;
   beam.nbest = 4;
   TranslateOptions batched = beam;  // several encoder batches
@@ -169,9 +169,9 @@ TEST_CASE("a session hands out each sentence as soon as its search ends", "[sess
   // Several sentences per text, lines, an empty text: places and separators of every kind.
   const std::vector<std::string> texts = {t[3] + " " + t[0] + " " + t[4], "", t[1] + "\n\n" + t[2], t[5]};
 
-  TranslateOptions greedy;
+  TranslateOptions greedy = testing::plain_options();
   greedy.return_alignment = true;
-  TranslateOptions beam;
+  TranslateOptions beam = testing::plain_options();
   beam.beam_size = 4;
   beam.nbest = 2;
   TranslateOptions batched = greedy;  // several encoder batches
@@ -226,7 +226,7 @@ TEST_CASE("a session hands out each sentence as soon as its search ends", "[sess
     for (size_t p = 0; p < texts.size(); ++p) CHECK(joined[p] == results[p].text);
   }
   // HTML places a text's markup once all its sentences are done: nothing is handed out before.
-  TranslateOptions html;
+  TranslateOptions html = testing::plain_options();
   html.html = true;
   auto session = translator.begin({"<p>" + t[0] + " <b>" + t[1] + "</b></p><p>" + t[2] + "</p>"}, html);
   size_t handed_out = 0;
@@ -248,10 +248,10 @@ TEST_CASE("a session answered from outside gives the results of that backend", "
   ExternalBackend external(variant);
   const ModelConfig& config = external.model.config();
 
-  TranslateOptions greedy;
+  TranslateOptions greedy = testing::plain_options();
   greedy.return_alignment = true;
   greedy.max_batch_tokens = 20;  // more than one encoder batch
-  TranslateOptions beam;
+  TranslateOptions beam = testing::plain_options();
   beam.beam_size = 4;
   beam.nbest = 4;
   using Answer = ExternalBackend::Answer;
@@ -277,7 +277,7 @@ TEST_CASE("a session answered from outside gives the results of that backend", "
   }
 
   // The encode request: the sentences' source ids (golden), padded with pad_id.
-  auto session = translator.begin(texts, TranslateOptions{});
+  auto session = translator.begin(texts, testing::plain_options());
   REQUIRE(session->next() == Need::kEncode);
   const auto& request = session->encode_request();
   REQUIRE(request.batch == texts.size());
@@ -302,8 +302,8 @@ TEST_CASE("a session answered from outside gives the results of that backend", "
 TEST_CASE("session calls out of order and bad values are clear errors", "[session]") {
   Translator translator(testing::fixture_path("marian", "model.tfm"));
   const std::vector<std::string> texts = {"Die Katze schläft.", "Ein Hund."};
-  const auto expected = translator.translate(texts);
-  auto s = translator.begin(texts);
+  const auto expected = translator.translate(texts, testing::plain_options());
+  auto s = translator.begin(texts, testing::plain_options());
   const std::vector<float> few(3, 0.f);
 
   CHECK_THROWS_WITH(s->compute_on_cpu(), "compute_on_cpu() has no request to answer (call next())");
@@ -364,7 +364,7 @@ TEST_CASE("session calls out of order and bad values are clear errors", "[sessio
   CHECK_THROWS_WITH(s->hidden(&rows), "hidden() needs a projection request, but the translation is finished");
   require_same(s->results(), expected);  // results() may be asked again
 
-  TranslateOptions beam;
+  TranslateOptions beam = testing::plain_options();
   beam.beam_size = 2;
   auto b = translator.begin(texts, beam);
   b->next();
@@ -378,8 +378,8 @@ TEST_CASE("session calls out of order and bad values are clear errors", "[sessio
   CHECK_THROWS_WITH(s->candidates_per_row(), "candidates_per_row() needs a projection request, but the translation is finished");
 
   // Bad input is refused by begin(), as by translate().
-  CHECK_THROWS_WITH(translator.begin({"ok", std::string("\xff")}), Catch::Contains("input text 2 is not valid UTF-8"));
-  TranslateOptions bad;
+  CHECK_THROWS_WITH(translator.begin({"ok", std::string("\xff")}, testing::plain_options()), Catch::Contains("input text 2 is not valid UTF-8"));
+  TranslateOptions bad = testing::plain_options();
   bad.beam_size = 0;
   CHECK_THROWS_WITH(translator.begin(texts, bad), Catch::Contains("beam size must be between 1 and 64 (got 0)"));
 }
@@ -387,11 +387,11 @@ TEST_CASE("session calls out of order and bad values are clear errors", "[sessio
 TEST_CASE("sessions interleave, outlive their translator, and handle empty input", "[session]") {
   auto translator = std::make_unique<Translator>(testing::fixture_path("tutorial", "model.tfm"));
   const std::vector<std::string> a = {"Die Katze schläft.", "Ein kleiner Test."}, b = {"Hallo Welt.\nZwei Zeilen."};
-  TranslateOptions beam;
+  TranslateOptions beam = testing::plain_options();
   beam.beam_size = 3;
-  const auto expected_a = translator->translate(a, beam), expected_b = translator->translate(b);
+  const auto expected_a = translator->translate(a, beam), expected_b = translator->translate(b, testing::plain_options());
 
-  auto sa = translator->begin(a, beam), sb = translator->begin(b);
+  auto sa = translator->begin(a, beam), sb = translator->begin(b, testing::plain_options());
   bool done_a = false, done_b = false;
   while (!done_a || !done_b) {  // one step of each in turn
     if (!done_a && !(done_a = sa->next() == Need::kDone)) sa->compute_on_cpu();
@@ -405,7 +405,7 @@ TEST_CASE("sessions interleave, outlive their translator, and handle empty input
   require_same(run_on_cpu(*orphan), expected_a);
 
   Translator t(testing::fixture_path("tutorial", "model.tfm"));
-  auto empty = t.begin({"", "  \n "});
+  auto empty = t.begin({"", "  \n "}, testing::plain_options());
   CHECK(empty->next() == Need::kDone);
   const auto results = empty->results();
   REQUIRE(results.size() == 2);

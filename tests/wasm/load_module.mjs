@@ -26,7 +26,8 @@ export function fixture(name, file) {
 }
 
 // A request's options for the low-level API: every key is optional, a key left out keeps the
-// engine's default (Module.defaultOptions()).
+// engine's default (Module.defaultOptions()). The goldens are the plain model's, as its reference
+// implementations compute it: passthrough and the repetition guard (on by default) are off here.
 export function options(overrides = {}) {
-  return { ...overrides };
+  return { passthrough: false, repetitionGuard: false, ...overrides };
 }

@@ -30,7 +30,8 @@ function golden(name) {
 
 // The native CLI's n-best list: "i ||| text ||| score" lines.
 function nativeNbest(name, texts) {
-  const out = execFileSync(nativeCli, ['translate', '-m', fixture(name, 'model.tfm'), '--beam', '4', '--nbest', '4'],
+  const out = execFileSync(nativeCli, ['translate', '-m', fixture(name, 'model.tfm'), '--beam', '4', '--nbest', '4',
+    '--no-passthrough', '--no-repetition-guard'],
                            { input: texts.join('\n') + '\n', encoding: 'utf8' });
   const lists = texts.map(() => []);
   for (const line of out.trimEnd().split('\n')) {
@@ -155,6 +156,8 @@ test('options: every key optional, left-out keys keep the engine\'s defaults; wr
     'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist']);
   assert.equal(defaults.beam, 1);
   assert.equal(defaults.returnScores, true);
+  assert.equal(defaults.passthrough, true, 'on by default');
+  assert.equal(defaults.repetitionGuard, true, 'on by default');
   const plain = t.translate(text, undefined);  // Embind counts arguments: the options are passed, if undefined
   assert.deepEqual(t.translate(text, {}), plain);
   assert.deepEqual(t.translate(text, null), plain);

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fixturePath, golden, importPackage, webDir } from './helpers.mjs';
+import { PLAIN, fixturePath, golden, importPackage, webDir } from './helpers.mjs';
 
 const pkg = await importPackage();
 const { Translator, ModelLoadError, ModelFormatError, InvalidTextError, TranslatorDisposedError } = pkg;
@@ -66,7 +66,7 @@ test('invalid text: InvalidTextError with the input and the position; the transl
     await assert.rejects(t.translate(['fine', 'x\uDC00']), { name: 'InvalidTextError', input: 1, position: 1 });
     // A surrogate pair (an emoji) is valid.
     const g = golden('marian').sentences[0];
-    assert.equal((await t.translate(g.text)).text, g.greedy.text);
+    assert.equal((await t.translate(g.text, PLAIN)).text, g.greedy.text);
     await t.translate('\u{1F600}');
   } finally {
     t.dispose();
@@ -101,7 +101,7 @@ test('CommonJS: require() and await import() both load the package and translate
         if (e.code !== 'ERR_REQUIRE_ESM') throw e;
       }
       const t = await viaRequire.Translator.create({ model: ${JSON.stringify(fixturePath('marian'))} });
-      console.log((await t.translate(${JSON.stringify(g.text)})).text);
+      console.log((await t.translate(${JSON.stringify(g.text)}, ${JSON.stringify(PLAIN)})).text);
       t.dispose();
     })().catch((e) => { console.error(e); process.exit(1); });
   `);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { fixtureBytes, fixturePath, golden, importPackage, webDir } from './helpers.mjs';
+import { PLAIN, fixtureBytes, fixturePath, golden, importPackage, webDir } from './helpers.mjs';
 
 let pkg;
 const open = [];
@@ -110,7 +110,7 @@ test('sentences come out while the request still runs, and an abort midway stops
   // An aborted signal throws before anything is queued.
   await assert.rejects(collect(t.translateStream('x', { signal: AbortSignal.abort() })), { name: 'AbortError' });
   assert.equal(t.info.restarts, 3);
-  assert.equal((await t.translate('Die Katze schläft.')).text, golden('marian').sentences[2].greedy.text);
+  assert.equal((await t.translate('Die Katze schläft.', PLAIN)).text, golden('marian').sentences[2].greedy.text);
 });
 
 test('streams queue with translate() requests in call order', async () => {
@@ -118,7 +118,7 @@ test('streams queue with translate() requests in call order', async () => {
   const s = golden('marian').sentences;
   const order = [];
   const a = t.translate(s[0].text).then(() => order.push('a'));
-  const streamed = collect(t.translateStream([s[1].text, s[2].text])).then((items) => { order.push('stream'); return items; });
+  const streamed = collect(t.translateStream([s[1].text, s[2].text], PLAIN)).then((items) => { order.push('stream'); return items; });
   const b = t.translate(s[3].text).then(() => order.push('b'));
   const [items] = await Promise.all([streamed, a, b]);
   assert.deepEqual(order, ['a', 'stream', 'b']);

@@ -35,8 +35,9 @@ const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
 const language = (code) => { try { return languageNames.of(code); } catch { return code; } };
 const params = new URLSearchParams(location.search);
 // Numbers, emoji, URLs and unknown characters pass through, and decoding loops are stopped
-// (translate()'s passthrough and repetitionGuard); ?plain shows the model's own output, as the
-// CLI gives it (the browser tests compare the two).
+// (translate()'s passthrough and repetitionGuard, on by default); ?plain shows the model's own
+// output, as `tformer translate --no-passthrough --no-repetition-guard` gives it (the browser tests
+// compare the two).
 const PLAIN = params.has('plain');
 
 let registry = null;

@@ -159,16 +159,17 @@ export interface TranslateOptions {
    */
   maxSentenceTokens?: number;
   /**
-   * Pass through what the model cannot translate (default false): numbers (with an attached
+   * Pass through what the model cannot translate (default true): numbers (with an attached
    * currency sign or unit), URLs, e-mail addresses, emoji and other symbols, and characters outside
    * the model's vocabulary are taken out before translating and put back into the translation as
    * they were, at a word boundary (where the model's attention clearly says, else at the same
-   * relative place). Off by default: it changes the model's input.
+   * relative place; at the end when only closing punctuation followed them). false: the model's
+   * own output.
    */
   passthrough?: boolean;
   /**
-   * Stop decoding loops (default false): a token that would repeat the last token a fourth time,
-   * or a group of 2-4 tokens a third time, back to back, is not taken.
+   * Stop decoding loops (default true): a token that would repeat the last token a fourth time,
+   * or a group of 2-4 tokens a third time, back to back, is not taken. false: the model's own output.
    */
   repetitionGuard?: boolean;
   /**

@@ -15,8 +15,8 @@
 // sentence (only closing punctuation after it) closes the translation, before its closing
 // punctuation, whatever the alignment says: "Es kostet nichts, gefunden zu werden 😀." -> "It
 // costs nothing to be found 😀." (the word before it, "werden", aligns with "be").
-// TranslateOptions::passthrough switches it on (off by default: parity tests compare the plain
-// model with its reference implementations).
+// TranslateOptions::passthrough switches it (on by default; the parity tests, which compare the
+// plain model with its reference implementations, turn it off).
 #pragma once
 
 #include <cstddef>

@@ -12,13 +12,14 @@
 namespace tformer {
 namespace {
 
-SearchOptions search_options(const TranslateOptions& options) {
+// `spans`: some sentence of the batch had spans taken out (passthrough), which are put back by the
+// alignment, as html places its elements by it; other batches need it only when asked for.
+SearchOptions search_options(const TranslateOptions& options, bool spans) {
   SearchOptions so;
   so.beam_size = options.beam_size;
   so.nbest = options.nbest;
   so.length_penalty = options.length_penalty;
-  // passthrough places spans by it, html places elements by it
-  so.alignment = options.return_alignment || options.passthrough || options.html;
+  so.alignment = options.return_alignment || spans || options.html;
   so.repetition_guard = options.repetition_guard;
   return so;
 }
@@ -70,7 +71,9 @@ TranslationSession::Need TranslationSession::Impl::next() {
     if (m_->shortlist && options_.shortlist)
       for (size_t u : batches_[batch_])
         shortlists.push_back(m_->shortlist->words(segments_[u].source.data(), segments_[u].source.size()));
-    search_.emplace(m_->model->decoder(), m_->config, *memory_, std::move(max_lengths), search_options(options_),
+    const bool spans = std::any_of(batches_[batch_].begin(), batches_[batch_].end(),
+                                   [&](size_t u) { return !segments_[u].kept.spans.empty(); });
+    search_.emplace(m_->model->decoder(), m_->config, *memory_, std::move(max_lengths), search_options(options_, spans),
                     false, std::move(shortlists));
     memory_.reset();  // the decoder keeps the keys and values it needs
   } else if (phase_ == Phase::kProjectAnswered) {

@@ -30,8 +30,8 @@ export async function benchWasm({ model, input, variant = 'mt', threads = 1, bea
   if (variant === 'st' && threads !== 1) throw new Error('the st variant runs one thread only');
   const lines = readLines(input);
   if (!lines.length) throw new Error(`${input}: no non-empty lines`);
-  const options = { beam, maxLength, nbest: 1, returnScores: true, returnAlignment: false, splitSentences: false, maxInputChars: 0, maxSentenceTokens: 0,
-    html: false, htmlTranslateCode: false, shortlist: true };
+  // The plain model, as the peers compute it: passthrough and the repetition guard off.
+  const options = { beam, maxLength, splitSentences: false, maxInputChars: 0, passthrough: false, repetitionGuard: false };
 
   let t0 = performance.now();
   const M = await loadVariant(variant);
