@@ -121,8 +121,9 @@ std::string usage() {
     "                            shortlist (default: each sentence scores its shortlisted words)\n"
     "  --threads N               threads for the matrix products (default " + std::to_string(c.threads) + "; 1 to " +
     std::to_string(tformer::kMaxThreads) + ")\n"
-    "  --backend NAME            xnnpack (default: XNNPACK's fast kernels) or reference (plain C++,\n"
-    "                            slow; the engine's tests check every backend against it)\n"
+    "  --kernels NAME            the kernel library of the matrix products: xnnpack (default:\n"
+    "                            XNNPACK's fast kernels) or reference (plain C++, slow; the engine's\n"
+    "                            tests hold XNNPACK to it). --backend NAME: its old name\n"
     "  --batch-tokens N          source tokens (padding included) per encoder batch; more is faster\n"
     "                            up to a point and uses more memory (default " + std::to_string(d.max_batch_tokens) + ")\n"
     "  --batch-lines N           translate: lines read and translated together (default 64)\n"
@@ -233,11 +234,11 @@ Args parse(int argc, char** argv) {
       if (v == "skip") a.stop_on_error = false;
       else if (v == "stop") a.stop_on_error = true;
       else usage_error("--on-error must be skip or stop, got '" + v + "'");
-    } else if (f == "--backend") {
-      const std::string b = value();
-      if (b == "xnnpack") a.config.backend = tformer::BackendKind::kXnnpack;
-      else if (b == "reference") a.config.backend = tformer::BackendKind::kReference;
-      else usage_error("--backend must be xnnpack or reference, got '" + b + "'");
+    } else if (f == "--kernels" || f == "--backend") {  // --backend: the old name
+      const std::string k = value();
+      if (k == "xnnpack") a.config.kernels = tformer::KernelLibrary::kXnnpack;
+      else if (k == "reference") a.config.kernels = tformer::KernelLibrary::kReference;
+      else usage_error(f + " must be xnnpack or reference, got '" + k + "'");
     } else if (f == "-h" || f == "--help") {
       std::cout << usage();
       std::exit(0);
@@ -607,7 +608,7 @@ int cmd_bench(const Args& a) {
   const double median_ms = latencies[latencies.size() / 2];
   const double p90_ms = latencies[std::min(latencies.size() - 1, latencies.size() * 9 / 10)];
 
-  std::printf("model %s, backend %s, %d thread(s), beam %d\n", a.model.c_str(), translator.backend_name().c_str(),
+  std::printf("model %s, kernels %s, %d thread(s), beam %d\n", a.model.c_str(), translator.kernels_name().c_str(),
               translator.threads(), a.options.beam_size);
   std::printf("load:        %.1f ms\n", load_ms);
   std::printf("batch:       %zu lines (%zu sentences) in %.3f s: %.1f sentences/s, %.1f target tokens/s, %.2f ms/sentence\n",
@@ -626,7 +627,7 @@ int cmd_bench(const Args& a) {
   }
   if (!a.json.empty()) {
     std::ofstream js(a.json);
-    js << "{\"model\":\"" << a.model << "\",\"backend\":\"" << translator.backend_name()
+    js << "{\"model\":\"" << a.model << "\",\"kernels\":\"" << translator.kernels_name()
        << "\",\"threads\":" << translator.threads() << ",\"beam\":" << a.options.beam_size
        << ",\"lines\":" << lines.size() << ",\"sentences\":" << sentences << ",\"target_tokens\":" << target_tokens
        << ",\"seconds\":" << batch_s << ",\"sentences_per_s\":" << double(sentences) / batch_s

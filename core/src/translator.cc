@@ -66,7 +66,7 @@ TensorFloats Translator::tensor_floats(const std::string& name) const { return i
 const std::vector<float>& Translator::positions() const { return impl_->model->positions().table(); }
 ModelPlan Translator::plan() const { return impl_->model->plan(); }
 const ModelInfo& Translator::info() const { return impl_->info; }
-std::string Translator::backend_name() const { return impl_->backend->name(); }
-int Translator::threads() const { return impl_->backend->threads(); }
+std::string Translator::kernels_name() const { return impl_->kernels->name(); }
+int Translator::threads() const { return impl_->kernels->threads(); }
 
 }  // namespace tformer

@@ -136,7 +136,7 @@ function tformerNative(name, label, precision) {
       if (ctx.maxLength) args.push('--max-length', String(ctx.maxLength));
       run(tformerBinary(), args, { quiet: true });
       const r = readJson(out);
-      return { ...r, engine: `tformer ${r.backend}`, model_bytes: statSync(model).size,
+      return { ...r, engine: `tformer ${r.kernels}`, model_bytes: statSync(model).size,
         timed: 'tformer bench: whole file, incl. C++ SentencePiece encode/decode' };
     },
   };

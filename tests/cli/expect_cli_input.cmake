@@ -73,8 +73,17 @@ run(batch-lines "" 2 ${TFORMER} translate -m ${MODEL} --batch-lines 0)
 expect(batch-lines "${err}" "--batch-lines must be at least 1, got 0")
 run(on-error "" 2 ${TFORMER} translate -m ${MODEL} --on-error maybe)
 expect(on-error "${err}" "--on-error must be skip or stop, got 'maybe'")
+run(kernels "" 2 ${TFORMER} translate -m ${MODEL} --kernels gpu)
+expect(kernels "${err}" "--kernels must be xnnpack or reference, got 'gpu'")
 run(backend "" 2 ${TFORMER} translate -m ${MODEL} --backend gpu)
 expect(backend "${err}" "--backend must be xnnpack or reference, got 'gpu'")
+# --backend is the old name of --kernels: the same kernels, the same output.
+run(kernels-reference "Die Katze schläft.\n" 0 ${TFORMER} translate -m ${MODEL} --kernels reference)
+set(reference_kernels "${out}")
+run(backend-reference "Die Katze schläft.\n" 0 ${TFORMER} translate -m ${MODEL} --backend reference)
+if(NOT out STREQUAL reference_kernels)
+  message(FATAL_ERROR "--backend reference differs from --kernels reference:\n${out}")
+endif()
 
 # Passthrough and the repetition guard are on by default: a phone number and a link come out as
 # typed, even from this random-weight model; --no-passthrough hands them to the model. The guard
@@ -104,7 +113,7 @@ endif()
 
 # --help explains every option with its default; --version; info MODEL and info -m MODEL.
 run(help "" 0 ${TFORMER} --help)
-foreach(option --beam --nbest --scores --length-penalty --max-length --no-split --threads --backend
+foreach(option --beam --nbest --scores --length-penalty --max-length --no-split --threads --kernels --backend
                --batch-tokens --batch-lines --max-chars --max-sentence-tokens --on-error --passthrough
                --no-passthrough --repetition-guard --no-repetition-guard --version)
   expect(help-${option} "${out}" "${option}")

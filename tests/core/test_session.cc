@@ -126,7 +126,7 @@ struct ExternalBackend {
 
 TranslatorConfig reference_config() {
   TranslatorConfig c;
-  c.backend = BackendKind::kReference;
+  c.kernels = KernelLibrary::kReference;
   return c;
 }
 

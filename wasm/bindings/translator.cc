@@ -73,9 +73,8 @@ class JsTranslator {
   }
 
   // The model (config and metadata as the engine reads them, sizes, tensors) and how it runs:
-  // threads, and `kernels`, the engine's kernel library ('xnnpack'; the C++ Backend). `backend`
-  // is kept as a deprecated alias of `kernels`: in the npm package "backend" names where a
-  // translation runs ('wasm' or 'webgpu').
+  // threads, and `kernels`, the engine's kernel library ('xnnpack'). ("backend" is where a
+  // translation runs, in the npm package: 'wasm' or 'webgpu'.)
   val info() const {
     return or_js_error("info", [&] {
       const ModelInfo& i = translator_.info();
@@ -91,8 +90,7 @@ class JsTranslator {
                      {"metadata", json.call<val>("parse", i.metadata_json)},
                      {"fileBytes", val(double(i.file_bytes))},
                      {"parameters", val(double(i.parameters))},
-                     {"kernels", val(translator_.backend_name())},
-                     {"backend", val(translator_.backend_name())},  // deprecated: the old name of kernels
+                     {"kernels", val(translator_.kernels_name())},
                      {"threads", val(translator_.threads())},
                      {"tensors", array_of(i.tensors, tensor)}});
     });

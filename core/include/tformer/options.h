@@ -55,11 +55,14 @@ struct TranslateOptions {
 // The most threads a translator's thread pool may have.
 constexpr int kMaxThreads = 256;
 
-enum class BackendKind { kXnnpack, kReference };
+// The kernel library the matrix products run on: XNNPACK, or plain C++ loops (the yardstick the
+// tests hold XNNPACK to). Not to be confused with where a translation runs (wasm or WebGPU: the
+// npm package's "backend").
+enum class KernelLibrary { kXnnpack, kReference };
 
 struct TranslatorConfig {
   int threads = 1;  // XNNPACK thread pool size (1 = no extra threads, at most kMaxThreads)
-  BackendKind backend = BackendKind::kXnnpack;
+  KernelLibrary kernels = KernelLibrary::kXnnpack;
 };
 
 // Throw tformer::Error naming the first value out of its range ("invalid translate options: beam

@@ -113,7 +113,8 @@ class Translator {
   ModelPlan plan() const;
 
   const ModelInfo& info() const;
-  std::string backend_name() const;
+  // The kernel library in use: "xnnpack" or "reference" (TranslatorConfig::kernels).
+  std::string kernels_name() const;
   int threads() const;
 
  private:

@@ -33,7 +33,7 @@ struct LoadedModel {
   TensorFloats tensor_floats(const std::string& name) const;
 
   ModelConfig config;
-  std::unique_ptr<Backend> backend;
+  std::unique_ptr<Backend> kernels;  // the kernel library (TranslatorConfig::kernels)
   std::optional<Tokenizer> source_tokenizer, target_tokenizer;
   std::optional<TransformerModel> model;
   // The file's lexical shortlist (tensor "shortlist"), if it has one.

@@ -65,7 +65,7 @@ export async function benchWasm({ model, input, variant = 'mt', threads = 1, bea
   M.PThread?.terminateAllThreads();  // lets node exit
   const sentences = outputs.length;
   return {
-    runner: `tformer-wasm-${variant}`, engine: `tformer wasm ${variant} (${info.backend ?? 'cpu'})`,
+    runner: `tformer-wasm-${variant}`, engine: `tformer wasm ${variant} (${info.kernels})`,
     variant, threads: info.threads ?? threads, beam, max_length: maxLength, lines: lines.length, sentences,
     target_tokens: targetTokens, seconds, sentences_per_s: sentences / seconds, tokens_per_s: targetTokens / seconds,
     ms_per_sentence: (1000 * seconds) / sentences, load_ms: loadMs, module_ms: moduleMs,
