@@ -12,7 +12,7 @@
 
 #include "fixtures.h"
 #include "kernels/ops.h"
-#include "kernels/backend.h"
+#include "kernels/kernels.h"
 #include "model/model_file.h"
 #include "tformer/translator.h"
 #include "transformer/model.h"
@@ -57,15 +57,15 @@ std::vector<Translation> run_on_cpu(TranslationSession& session) {
 
 // The work of the requests done by a model of our own, as an external backend would.
 struct ExternalBackend {
-  std::unique_ptr<Backend> backend;
+  std::unique_ptr<Kernels> kernels;
   ModelFile file;
   TransformerModel model;
   int encodes = 0, projections = 0;
 
   explicit ExternalBackend(const std::string& variant)
-      : backend(make_reference_backend()),
+      : kernels(make_reference_kernels()),
         file(ModelFile::from_path(testing::fixture_path(variant, "model.tfm"))),
-        model(*backend, file) {}
+        model(*kernels, file) {}
 
   std::vector<float> encode(const TranslationSession::EncodeRequest& r) {
     ++encodes;
@@ -239,7 +239,7 @@ TEST_CASE("a session hands out each sentence as soon as its search ends", "[sess
   CHECK(session->results().at(0).text.find("<p>") == 0);
 }
 
-TEST_CASE("a session answered from outside gives the results of that backend", "[session]") {
+TEST_CASE("a session answered from outside gives the results of that kernels", "[session]") {
   const std::string variant = GENERATE(from_range(testing::fixture_variants()));
   CAPTURE(variant);
   const testing::Golden golden(variant);
@@ -413,7 +413,7 @@ TEST_CASE("sessions interleave, outlive their translator, and handle empty input
   CHECK(results[1].sentences.empty());
 }
 
-TEST_CASE("weights and positions for an external backend", "[session]") {
+TEST_CASE("weights and positions for an external kernels", "[session]") {
   const std::string variant = GENERATE(from_range(testing::fixture_variants()));
   CAPTURE(variant);
   const std::string path = testing::fixture_path(variant, "model.tfm");

@@ -147,7 +147,7 @@ void Search::consume_logits() {
   // Rows are independent: on the layers' thread pool, as they would otherwise be the one serial
   // part of a step (two passes over V per row).
   profile::Scope timed(profile::Phase::kCandidates);
-  decoder_.backend().parallel_for(rows, [&](size_t r) {
+  decoder_.kernels().parallel_for(rows, [&](size_t r) {
     float* row = &candidates_[r * stride];
     int* top = &top_[r * k];
     if (!shortlisted()) return row_candidates(&logits_[r * V], V, nullptr, unk, config_.eos_id, row, top);

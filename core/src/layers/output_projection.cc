@@ -7,19 +7,19 @@
 
 namespace tformer {
 
-OutputProjection::OutputProjection(Backend& backend, const float* rows, std::vector<float> bias, size_t d,
+OutputProjection::OutputProjection(Kernels& kernels, const float* rows, std::vector<float> bias, size_t d,
                                    size_t vocab)
-    : backend_(&backend),
-      full_(backend, rows, bias.empty() ? nullptr : bias.data(), d, vocab),
+    : kernels_(&kernels),
+      full_(kernels, rows, bias.empty() ? nullptr : bias.data(), d, vocab),
       rows_(rows),
       bias_(std::move(bias)),
       d_(d),
       vocab_(vocab) {}
 
-OutputProjection::OutputProjection(Backend& backend, const int8_t* rows, const float* scales, std::vector<float> bias,
+OutputProjection::OutputProjection(Kernels& kernels, const int8_t* rows, const float* scales, std::vector<float> bias,
                                    size_t d, size_t vocab)
-    : backend_(&backend),
-      full_(backend, rows, scales, bias.empty() ? nullptr : bias.data(), d, vocab),
+    : kernels_(&kernels),
+      full_(kernels, rows, scales, bias.empty() ? nullptr : bias.data(), d, vocab),
       int8_rows_(rows),
       scales_(scales),
       bias_(std::move(bias)),
@@ -46,11 +46,11 @@ Linear OutputProjection::subset(const std::vector<int>& ids) const {
       std::memcpy(&w[i * d_], int8_rows_ + size_t(ids[i]) * d_, d_);
       scales[i] = scales_[size_t(ids[i])];
     }
-    return Linear(*backend_, w.data(), scales.data(), b, d_, n);
+    return Linear(*kernels_, w.data(), scales.data(), b, d_, n);
   }
   std::vector<float> w(n * d_);
   for (size_t i = 0; i < n; ++i) std::memcpy(&w[i * d_], rows_ + size_t(ids[i]) * d_, d_ * sizeof(float));
-  return Linear(*backend_, w.data(), b, d_, n);
+  return Linear(*kernels_, w.data(), b, d_, n);
 }
 
 }  // namespace tformer

@@ -15,9 +15,9 @@ class OutputProjection {
  public:
   OutputProjection() = default;
   // `rows` [vocab, d] stay owned by the caller (the target embedding when tied) and must outlive
-  // this object, as must `backend`; `bias` [vocab] or empty.
-  OutputProjection(Backend& backend, const float* rows, std::vector<float> bias, size_t d, size_t vocab);
-  OutputProjection(Backend& backend, const int8_t* rows, const float* scales, std::vector<float> bias, size_t d,
+  // this object, as must `kernels`; `bias` [vocab] or empty.
+  OutputProjection(Kernels& kernels, const float* rows, std::vector<float> bias, size_t d, size_t vocab);
+  OutputProjection(Kernels& kernels, const int8_t* rows, const float* scales, std::vector<float> bias, size_t d,
                    size_t vocab);
 
   const Linear& full() const { return full_; }
@@ -30,7 +30,7 @@ class OutputProjection {
   size_t vocab() const { return vocab_; }
 
  private:
-  Backend* backend_ = nullptr;
+  Kernels* kernels_ = nullptr;
   Linear full_;
   const float* rows_ = nullptr;
   const int8_t* int8_rows_ = nullptr;

@@ -53,7 +53,7 @@ struct DecoderState {
 
 class Decoder {
  public:
-  Decoder(Backend& backend, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
+  Decoder(Kernels& kernels, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
           const PositionalEncoding& positions, const OutputProjection& output);
 
   // Starts decoding: one row per sentence, room for `max_steps` positions.
@@ -73,8 +73,8 @@ class Decoder {
   void project(const float* hidden, size_t rows, float* logits) const;
   // The same over chosen target ids (a lexical shortlist), built once per batch.
   const OutputProjection& output() const { return output_; }
-  // The backend the layers run on (its thread pool also serves the search's per-row work).
-  Backend& backend() const { return backend_; }
+  // The kernels the layers run on (their thread pool also serves the search's per-row work).
+  Kernels& kernels() const { return kernels_; }
   // Keeps rows parents[0..n): new row i continues old row parents[i].
   void select_rows(DecoderState& state, const std::vector<int>& parents) const;
 
@@ -94,7 +94,7 @@ class Decoder {
   void cross_block(const Layer& layer, const DecoderState::Layer& cache, DecoderState& state,
                    const float* query_in, float* result, float* alignment, int alignment_head) const;
 
-  Backend& backend_;
+  Kernels& kernels_;
   const ModelConfig& config_;
   const Embedding& embedding_;
   const PositionalEncoding& positions_;

@@ -8,9 +8,9 @@
 namespace tformer {
 namespace {
 
-std::unique_ptr<Backend> make_kernels(const TranslatorConfig& c) {
+std::unique_ptr<Kernels> make_kernels(const TranslatorConfig& c) {
   validate(c);
-  return c.kernels == KernelLibrary::kReference ? make_reference_backend() : make_xnnpack_backend(c.threads);
+  return c.kernels == KernelLibrary::kReference ? make_reference_kernels() : make_xnnpack_kernels(c.threads);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Backend on XNNPACK's fully-connected operators (create once at load -> reshape -> setup -> run
+// Kernels on XNNPACK's fully-connected operators (create once at load -> reshape -> setup -> run
 // per call), with one pthreadpool shared by the matrix products and the engine's own loops.
 #if defined(__EMSCRIPTEN_PTHREADS__)
 #include <emscripten.h>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.h"
+#include "kernels/kernels.h"
 #include "tformer/error.h"
 
 namespace tformer {
@@ -74,9 +74,9 @@ EM_JS(int, tformer_free_workers, (), {
 });
 #endif
 
-class XnnpackBackend : public Backend {
+class XnnpackKernels : public Kernels {
  public:
-  explicit XnnpackBackend(int threads) : threads_(threads < 1 ? 1 : threads) {
+  explicit XnnpackKernels(int threads) : threads_(threads < 1 ? 1 : threads) {
     initialize_xnnpack();
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
     threads_ = 1;  // the single-threaded wasm build: a request for more threads runs on one
@@ -97,7 +97,7 @@ class XnnpackBackend : public Backend {
       threads_ = static_cast<int>(pthreadpool_get_threads_count(pool_));
     }
   }
-  ~XnnpackBackend() override {
+  ~XnnpackKernels() override {
     if (pool_) pthreadpool_destroy(pool_);
   }
 
@@ -171,6 +171,6 @@ class XnnpackBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_xnnpack_backend(int threads) { return std::make_unique<XnnpackBackend>(threads); }
+std::unique_ptr<Kernels> make_xnnpack_kernels(int threads) { return std::make_unique<XnnpackKernels>(threads); }
 
 }  // namespace tformer
