@@ -10,12 +10,14 @@
 //       with stream: true, before the result: {type: 'sentences', id, sentences} as sentences end
 //       ([{segment, paragraph, index, separator, sentence}], engine.js translate)
 // and, when the GPU fails and wasm takes over (at most once per engine, before the result of the
-// translation it happened in): {type: 'fallback', message}. For an engine on WebGPU in Node
-// (engine-host.js, `cooperative`): {type: 'cancel', id} stops that translation before its next
-// step (it answers 'error'), {type: 'stop'} stops it, frees the engine and answers {type: 'stopped'}.
+// translation it happened in): {type: 'fallback', message}. {type: 'cancel', id} stops a
+// translation stepped from here (a stream, or any on WebGPU) before its next step (it answers
+// 'error'). For an engine on WebGPU in Node (engine-host.js, `cooperative`): {type: 'stop'} stops
+// the translation, frees the engine and answers {type: 'stopped'}.
 // Translations run one after another (a chain), so a cancelled one ends before the next starts.
 // A translation occupies this thread, never the page's (on WebGPU it awaits the GPU between
-// steps; the host sends one request at a time). To stop one, the host terminates the Worker.
+// steps; the host sends one request at a time). To stop one made in a single wasm call, the host
+// terminates the Worker.
 import { Engine } from './engine.js';
 
 const port = await connect();

@@ -342,7 +342,7 @@ export interface TranslatorInfo {
     totalMs: number;
   };
   files: { glue: string; wasm: string };
-  /** Engine restarts so far (each abort of a running translation is one). */
+  /** Engine restarts so far (each abort of a running translate() is one; a stream stops between steps instead). */
   restarts: number;
   /** Requests queued or running now. */
   queued: number;
@@ -359,7 +359,8 @@ export class Translator {
    * Translates like translate() and yields each sentence as soon as it is done, in input order
    * (`for await (const s of t.translateStream(text))`). The request queues as translate()'s do.
    * Bad arguments throw at the call; an abort makes the iterator throw the signal's reason (an
-   * AbortError by default) and stops the engine's work on it, as leaving the loop early does.
+   * AbortError by default) and stops the engine's work on it before its next step, as leaving
+   * the loop early does (the engine is not restarted).
    */
   translateStream(text: string | string[], options?: TranslateOptions): AsyncGenerator<StreamedSentence, void, undefined>;
   /** Stops the engine; queued and running requests reject with TranslatorDisposedError. */
