@@ -5,8 +5,9 @@
 // aborting one terminates its Worker (its pthreads go with it) and starts a fresh one from the
 // model bytes kept here and the compiled module, which costs one engine start (instantiation +
 // loading the model) but no download or compilation.
-// A Worker that dies on its own (out of memory, a crash) is replaced the same way, and the
-// request it was running fails with the reason.
+// A Worker that dies on its own (out of memory, a crash) or whose engine traps (a
+// WebAssembly.RuntimeError, after which the instance is in no known state) is replaced the same
+// way, and the request it was running fails with EngineStoppedError.
 import { TranslationError } from './errors.js';
 
 export class EngineStoppedError extends Error {
@@ -106,6 +107,15 @@ export class EngineHost {
         this.stopWorker(error);
       } else if (message.type === 'sentences') {
         if (this.pending?.id === message.id) this.pending.onSentences?.(message.sentences);
+      } else if (message.type === 'error' && message.trap) {
+        // The engine trapped: it runs nothing more. The request fails (and one sent after a
+        // cancelled one, which would run on it); the next ones go to a fresh engine.
+        const error = new EngineStoppedError(`the translation engine failed: ${message.message}; it was replaced by a fresh one`);
+        this.pending?.reject(error);
+        this.pending = null;
+        this.stopWorker(error);
+        this.restarts++;
+        this.start();
       } else if (message.type === 'result' || message.type === 'error') {
         const p = this.pending;
         if (!p || p.id !== message.id) return;

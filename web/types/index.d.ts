@@ -342,7 +342,7 @@ export interface TranslatorInfo {
     totalMs: number;
   };
   files: { glue: string; wasm: string };
-  /** Engine restarts so far (each abort of a running translate() is one; a stream stops between steps instead). */
+  /** Engine restarts so far: each abort of a running translate() (a stream stops between steps instead), each trap of the engine. */
   restarts: number;
   /** Requests queued or running now. */
   queued: number;
@@ -472,7 +472,7 @@ export class SupersededError extends Error {
 export class TranslatorDisposedError extends Error {
   readonly name: 'TranslatorDisposedError';
 }
-/** The engine's Worker stopped (out of memory, a crash); the request failed, the next one restarts it. */
+/** The engine's Worker stopped (out of memory, a crash) or its engine trapped (a WebAssembly.RuntimeError); the request failed, the next ones run on a fresh engine. */
 export class EngineStoppedError extends Error {}
 export function sha256Hex(bytes: BufferSource): Promise<string>;
 /** About how many characters a chunk of a keyed request holds (400). */
