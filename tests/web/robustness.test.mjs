@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -125,6 +126,34 @@ const exitScript = `
   await running.then(() => console.log('finished first'), (e) => console.log('stopped: ' + e.name));
   // Nothing more to do: the process ends here, with the Worker's GPU step possibly still running.
 `;
+
+test('a .gz bomb in a model folder: decompression stops past the limit with ModelTooLargeError', { timeout: BOUND_MS }, async () => {
+  const { loadModelFolder, MAX_GUNZIP_BYTES } = await import('../../web/src/model-folder.js');
+  const { detectEnvironment } = await import('../../web/src/environment.js');
+  assert.equal(MAX_GUNZIP_BYTES, 2 ** 31, "the engine's importer's limit (core/src/marian/gzip.cc)");
+  // 64 MiB of zeros in 64 KiB, against a limit of 1 MiB (the same check at 2 GiB would hold 2 GiB
+  // of memory in the test).
+  const limit = 1 << 20;
+  const bomb = gzipSync(Buffer.alloc(64 << 20), { level: 9 });
+  assert.ok(bomb.length < 100_000);
+  const env = detectEnvironment();
+  const load = (files) => bounded(loadModelFolder({ model: { files } }, env, { maxGunzipBytes: limit }), 'the folder');
+  await assert.rejects(load([{ name: 'model.npz.gz', data: bomb }, { name: 'vocab.spm', data: new Uint8Array(8) }]), (e) => {
+    assert.equal(e.name, 'ModelTooLargeError');
+    assert.ok(e instanceof pkg.ModelTooLargeError && e instanceof pkg.ModelFormatError);
+    assert.equal(e.model, 'model.npz.gz');
+    assert.equal(e.limit, limit);
+    assert.match(e.message, /^model\.npz\.gz decompresses to more than 1048576 bytes/);
+    return true;
+  });
+  // Up to the limit a file decompresses whole; one byte more is refused.
+  const exact = await load([{ name: 'a.spm.gz', data: gzipSync(Buffer.alloc(limit, 7)) }]);
+  assert.equal(exact.files[0].bytes.length, limit);
+  assert.ok(exact.files[0].bytes.every((b) => b === 7));
+  await assert.rejects(load([{ name: 'a.spm.gz', data: gzipSync(Buffer.alloc(limit + 1)) }]), { name: 'ModelTooLargeError' });
+  // A bad .gz stays a ModelFormatError of its own kind.
+  await assert.rejects(load([{ name: 'a.spm.gz', data: bomb.subarray(0, 1000) }]), (e) => e.name === 'ModelFormatError' && /not a complete gzip file/.test(e.message));
+});
 
 // The text on which trappingBuild()'s engine traps.
 const TRAP = 'Dieser Satz bringt die Maschine zum Absturz.';

@@ -21,6 +21,15 @@ export class ModelFormatError extends ModelLoadError {
   }
 }
 
+/** A model file is larger than the engine takes: a .gz that decompresses past the limit (`limit`, in bytes). */
+export class ModelTooLargeError extends ModelFormatError {
+  constructor(message, options) {
+    super(message, options);
+    this.name = 'ModelTooLargeError';
+    this.limit = options?.limit ?? null;
+  }
+}
+
 /** A text to translate is not valid Unicode (a lone UTF-16 surrogate). */
 export class InvalidTextError extends Error {
   /** @param {number} input index of the text in the call (0 for a single string) @param {number} position UTF-16 index in it */

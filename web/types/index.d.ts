@@ -433,13 +433,19 @@ export function withVariant(entry: RegistryEntry, weights?: string): RegistryEnt
  * size or sha256 check.
  */
 export class ModelLoadError extends Error {
-  readonly name: 'ModelLoadError' | 'ModelFormatError';
+  readonly name: 'ModelLoadError' | 'ModelFormatError' | 'ModelTooLargeError';
   /** The model's path (Node files), URL, or 'the model bytes given'; null when not known. */
   readonly model: string | null;
 }
 /** The model's bytes are not a model the engine can read: not a .tfm file, truncated, unsupported. */
 export class ModelFormatError extends ModelLoadError {
-  readonly name: 'ModelFormatError';
+  readonly name: 'ModelFormatError' | 'ModelTooLargeError';
+}
+/** A model file is larger than the engine takes: a .gz of a model folder that decompresses past 2 GiB. */
+export class ModelTooLargeError extends ModelFormatError {
+  readonly name: 'ModelTooLargeError';
+  /** The limit passed, in bytes. */
+  readonly limit: number | null;
 }
 /** A text to translate is not valid Unicode (a lone UTF-16 surrogate); translate() rejects before queueing. */
 export class InvalidTextError extends Error {
