@@ -2,7 +2,6 @@
 
 #include <cerrno>
 
-#include "tformer/error.h"
 #include "util/utf8.h"
 
 namespace tformer::cli {
@@ -35,18 +34,22 @@ bool LineReader::next(std::string& line, bool& too_long) {
 size_t max_line_bytes(size_t max_chars) { return max_chars == 0 ? 0 : 4 * max_chars; }
 
 std::string check_line(const std::string& line, bool too_long, size_t number, size_t max_chars) {
-  const std::string what = "line " + std::to_string(number);
   if (too_long)
-    return what + " has more than " + std::to_string(max_chars) + " characters (the limit of --max-chars)";
+    return "line " + std::to_string(number) + " has more than " + std::to_string(max_chars) +
+           " characters (the limit of --max-chars)";
   try {
-    require_valid_utf8(line, what.c_str());
-    require_at_most_chars(line, max_chars, what.c_str());
+    require_valid_utf8(line, 0);
+    require_at_most_chars(line, max_chars, 0);
   } catch (const Error& e) {
-    std::string message = e.what();
-    if (message.find("characters, more than the limit") != std::string::npos) message += " (--max-chars)";
-    return message;
+    return line_error(e, number);
   }
   return {};
+}
+
+std::string line_error(const Error& error, size_t number) {
+  std::string message = "line " + std::to_string(number) + " " + error.detail();
+  if (error.code() == ErrorCode::kTextTooLong) message += " (--max-chars)";
+  return message;
 }
 
 }  // namespace tformer::cli

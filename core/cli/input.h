@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string>
 
+#include "tformer/error.h"
+
 namespace tformer::cli {
 
 // Reads lines ("\n"-terminated; a "\r" before it is dropped; a last line without "\n" counts).
@@ -34,5 +36,9 @@ size_t max_line_bytes(size_t max_chars);
 // Why input line `number` (from 1) cannot be translated, or "" when it can: not valid UTF-8, or
 // more than `max_chars` characters (0: no limit). `too_long`: LineReader cut the line.
 std::string check_line(const std::string& line, bool too_long, size_t number, size_t max_chars);
+
+// The engine's error about one input text, worded for the CLI's user: the text is input line
+// `number` (from 1), and a length limit is the one of --max-chars.
+std::string line_error(const Error& error, size_t number);
 
 }  // namespace tformer::cli

@@ -38,7 +38,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const char* kUsage =
+// The help, with the engine's defaults (tformer::TranslateOptions, TranslatorConfig): they are
+// stated once, in C++, and printed from there.
+std::string usage() {
+  const tformer::TranslateOptions d;
+  const tformer::TranslatorConfig c;
+  auto on_off = [](bool on) { return std::string(on ? "on" : "off"); };
+  auto number = [](double x) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", x);
+    return std::string(text);
+  };
+  return
     "usage:\n"
     "  tformer translate -m MODEL [options]\n"
     "      Reads UTF-8 lines on stdin and writes one translation per line on stdout, in order.\n"
@@ -76,7 +87,8 @@ const char* kUsage =
     "\n"
     "options of translate and bench:\n"
     "  -m, --model MODEL         the model (required)\n"
-    "  --beam N                  beam size, 1 = greedy search (default 1; 1 to 64)\n"
+    "  --beam N                  beam size, 1 = greedy search (default " + std::to_string(d.beam_size) + "; 1 to " +
+    std::to_string(tformer::kMaxBeamSize) + ")\n"
     "  --nbest N                 write the N best hypotheses of each line, one per output line, as\n"
     "                            'INDEX ||| TEXT ||| SCORE' (INDEX counts input lines from 0); needs\n"
     "                            --beam N or more (default 1: plain translations). An empty input line\n"
@@ -84,7 +96,7 @@ const char* kUsage =
     "  --scores                  prefix each translation with its score and a tab: the sum over its\n"
     "                            sentences of log-probability / length^penalty (higher is better)\n"
     "  --length-penalty X        rank hypotheses by log-probability / length^X; 0 favours short\n"
-    "                            output (default 1.0; 0 to 10)\n"
+    "                            output (default " + number(d.length_penalty) + "; 0 to 10)\n"
     "  --max-length N            at most N target tokens per sentence (default 0: about twice the\n"
     "                            source length, within the model's positions)\n"
     "  --no-split                translate each line as one sentence (default: split each line into\n"
@@ -95,16 +107,28 @@ const char* kUsage =
     "                            code/pre/kbd/samp are kept untranslated\n"
     "  --html-translate-code     with --html: translate code, pre, kbd and samp too\n"
     "                            (--html takes --scores, not --nbest)\n"
+    "  --passthrough, --no-passthrough\n"
+    "                            pass through what the model cannot translate: numbers, URLs, e-mail\n"
+    "                            addresses, emoji and symbols, and characters outside its vocabulary\n"
+    "                            are taken out before translating and put back into the translation\n"
+    "                            as typed (default " + on_off(d.passthrough) + ")\n"
+    "  --repetition-guard, --no-repetition-guard\n"
+    "                            stop decoding loops: a token that would repeat the last token a fourth\n"
+    "                            time, or a group of 2-4 tokens a third time, is not taken (default " + on_off(d.repetition_guard) + ")\n"
+    "                            (--no-passthrough --no-repetition-guard: the model's own output, as\n"
+    "                            its reference implementations give it)\n"
     "  --no-shortlist            score the whole vocabulary even when the model has a lexical\n"
     "                            shortlist (default: each sentence scores its shortlisted words)\n"
-    "  --threads N               threads for the matrix products (default 1; 1 to 256)\n"
-    "  --backend NAME            xnnpack (default: XNNPACK's fast kernels) or reference (plain C++,\n"
-    "                            slow; the engine's tests check every backend against it)\n"
+    "  --threads N               threads for the matrix products (default " + std::to_string(c.threads) + "; 1 to " +
+    std::to_string(tformer::kMaxThreads) + ")\n"
+    "  --kernels NAME            the kernel library of the matrix products: xnnpack (default:\n"
+    "                            XNNPACK's fast kernels) or reference (plain C++, slow; the engine's\n"
+    "                            tests hold XNNPACK to it). --backend NAME: its old name\n"
     "  --batch-tokens N          source tokens (padding included) per encoder batch; more is faster\n"
-    "                            up to a point and uses more memory (default 4096)\n"
+    "                            up to a point and uses more memory (default " + std::to_string(d.max_batch_tokens) + ")\n"
     "  --batch-lines N           translate: lines read and translated together (default 64)\n"
     "  --max-chars N             the longest input line, in characters; a longer line is an error\n"
-    "                            (see --on-error) (default 100000; 0 = no limit)\n"
+    "                            (see --on-error) (default " + std::to_string(d.max_input_chars) + "; 0 = no limit)\n"
     "  --max-sentence-tokens N   cut sentences longer than N source tokens into pieces of N tokens,\n"
     "                            each translated on its own (default 0: the model's own limit,\n"
     "                            its max_positions minus BOS/EOS)\n"
@@ -115,6 +139,7 @@ const char* kUsage =
     "                            written, then tformer exits with status 1.\n"
     "\n"
     "exit status: 0 success; 1 an error (model, input or a skipped line); 2 a usage error.\n";
+}
 
 struct Args {
   std::string command, model, input, json, output;
@@ -200,18 +225,22 @@ Args parse(int argc, char** argv) {
     else if (f == "--html") a.options.html = true;
     else if (f == "--html-translate-code") a.options.html_translate_code = true;
     else if (f == "--no-shortlist") a.options.shortlist = false;
+    else if (f == "--passthrough") a.options.passthrough = true;
+    else if (f == "--no-passthrough") a.options.passthrough = false;
+    else if (f == "--repetition-guard") a.options.repetition_guard = true;
+    else if (f == "--no-repetition-guard") a.options.repetition_guard = false;
     else if (f == "--on-error") {
       const std::string v = value();
       if (v == "skip") a.stop_on_error = false;
       else if (v == "stop") a.stop_on_error = true;
       else usage_error("--on-error must be skip or stop, got '" + v + "'");
-    } else if (f == "--backend") {
-      const std::string b = value();
-      if (b == "xnnpack") a.config.backend = tformer::BackendKind::kXnnpack;
-      else if (b == "reference") a.config.backend = tformer::BackendKind::kReference;
-      else usage_error("--backend must be xnnpack or reference, got '" + b + "'");
+    } else if (f == "--kernels" || f == "--backend") {  // --backend: the old name
+      const std::string k = value();
+      if (k == "xnnpack") a.config.kernels = tformer::KernelLibrary::kXnnpack;
+      else if (k == "reference") a.config.kernels = tformer::KernelLibrary::kReference;
+      else usage_error(f + " must be xnnpack or reference, got '" + k + "'");
     } else if (f == "-h" || f == "--help") {
-      std::cout << kUsage;
+      std::cout << usage();
       std::exit(0);
     } else if (f == "--version") {
       std::cout << "tformer " << TFORMER_VERSION << "\n";
@@ -360,13 +389,11 @@ void write_translation(const Args& a, size_t index, const tformer::Translation& 
   }
 }
 
-// The engine numbers its inputs from 1 within a call; the CLI names lines of the whole input.
-std::string name_line(const std::string& message, size_t first_line) {
-  const std::string prefix = "input text ";
-  if (message.rfind(prefix, 0) != 0) return message;
-  size_t used = 0;
-  const size_t n = std::stoul(message.substr(prefix.size()), &used);
-  return "line " + std::to_string(first_line + n - 1) + message.substr(prefix.size() + used);
+// The engine's error, worded for the CLI's user: an error about one input text names its line
+// (`first_line`: the line of the call's first text).
+std::string cli_error(const tformer::Error& e, size_t first_line) {
+  if (const auto input = e.input()) return tformer::cli::line_error(e, first_line + *input);
+  return e.what();
 }
 
 // Translates stdin in batches of lines: memory stays bounded by one batch, and output appears as
@@ -408,14 +435,14 @@ int cmd_translate(const Args& a) {
     try {
       out = translator.translate(texts, a.options);
     } catch (const tformer::Error& e) {
-      if (a.stop_on_error) throw tformer::Error(name_line(e.what(), first_line));
+      if (a.stop_on_error) throw tformer::Error(e.code(), e.phase(), cli_error(e, first_line));
       // Find the line at fault: each on its own.
       out.assign(texts.size(), tformer::Translation{});
       for (size_t i = 0; i < texts.size(); ++i) {
         try {
           out[i] = translator.translate({texts[i]}, a.options).at(0);
         } catch (const tformer::Error& e1) {
-          problems[i] = name_line(e1.what(), first_line + i);
+          problems[i] = cli_error(e1, first_line + i);
         }
       }
     }
@@ -581,7 +608,7 @@ int cmd_bench(const Args& a) {
   const double median_ms = latencies[latencies.size() / 2];
   const double p90_ms = latencies[std::min(latencies.size() - 1, latencies.size() * 9 / 10)];
 
-  std::printf("model %s, backend %s, %d thread(s), beam %d\n", a.model.c_str(), translator.backend_name().c_str(),
+  std::printf("model %s, kernels %s, %d thread(s), beam %d\n", a.model.c_str(), translator.kernels_name().c_str(),
               translator.threads(), a.options.beam_size);
   std::printf("load:        %.1f ms\n", load_ms);
   std::printf("batch:       %zu lines (%zu sentences) in %.3f s: %.1f sentences/s, %.1f target tokens/s, %.2f ms/sentence\n",
@@ -600,7 +627,7 @@ int cmd_bench(const Args& a) {
   }
   if (!a.json.empty()) {
     std::ofstream js(a.json);
-    js << "{\"model\":\"" << a.model << "\",\"backend\":\"" << translator.backend_name()
+    js << "{\"model\":\"" << a.model << "\",\"kernels\":\"" << translator.kernels_name()
        << "\",\"threads\":" << translator.threads() << ",\"beam\":" << a.options.beam_size
        << ",\"lines\":" << lines.size() << ",\"sentences\":" << sentences << ",\"target_tokens\":" << target_tokens
        << ",\"seconds\":" << batch_s << ",\"sentences_per_s\":" << double(sentences) / batch_s
@@ -628,7 +655,7 @@ int main(int argc, char** argv) {
     if (a.command == "convert") return cmd_convert(a);
     if (a.command == "bench") return cmd_bench(a);
     if (a.command == "-h" || a.command == "--help" || a.command == "help") {
-      std::cout << kUsage;
+      std::cout << usage();
       return 0;
     }
     if (a.command == "--version" || a.command == "version") {

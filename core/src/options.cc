@@ -20,7 +20,7 @@ std::string number(double x) {
 }  // namespace
 
 void validate(const TranslateOptions& o) {
-  auto bad = [](const std::string& m) { throw Error("invalid translate options: " + m); };
+  auto bad = [](const std::string& m) { throw Error(ErrorCode::kInvalidOptions, Phase::kRequest, "invalid translate options: " + m); };
   if (o.beam_size < 1 || o.beam_size > kMaxBeamSize)
     bad("beam size must be between 1 and " + std::to_string(kMaxBeamSize) + " (got " + std::to_string(o.beam_size) + ")");
   if (o.nbest < 1 || o.nbest > o.beam_size)
@@ -38,7 +38,8 @@ void validate(const TranslateOptions& o) {
 
 void validate(const TranslatorConfig& c) {
   if (c.threads < 1 || c.threads > kMaxThreads)
-    throw Error("threads must be between 1 and " + std::to_string(kMaxThreads) + " (got " + std::to_string(c.threads) + ")");
+    throw Error(ErrorCode::kInvalidOptions, Phase::kLoad,
+                "threads must be between 1 and " + std::to_string(kMaxThreads) + " (got " + std::to_string(c.threads) + ")");
 }
 
 }  // namespace tformer

@@ -20,14 +20,28 @@ class Translator::Impl : public LoadedModel {
   using LoadedModel::LoadedModel;
 };
 
+namespace {
+
+// Loading, with its errors in phase kLoad: what the readers refuse is an invalid model.
+template <typename F>
+auto loading(F&& load) -> decltype(load()) {
+  try {
+    return load();
+  } catch (Error& e) {
+    throw e.in(Phase::kLoad, ErrorCode::kInvalidModel);
+  }
+}
+
+}  // namespace
+
 Translator::Translator(const std::string& model_path, const TranslatorConfig& config)
-    : impl_(std::make_shared<Impl>(ModelFile::from_path(model_path), config)) {}
+    : impl_(loading([&] { return std::make_shared<Impl>(ModelFile::from_path(model_path), config); })) {}
 
 Translator::Translator(const uint8_t* data, size_t size, const TranslatorConfig& config)
     : Translator(std::vector<uint8_t>(data, data + size), config) {}
 
 Translator::Translator(std::vector<uint8_t> bytes, const TranslatorConfig& config)
-    : impl_(std::make_shared<Impl>(ModelFile::from_bytes(std::move(bytes)), config)) {}
+    : impl_(loading([&] { return std::make_shared<Impl>(ModelFile::from_bytes(std::move(bytes)), config); })) {}
 
 Translator::~Translator() = default;
 
@@ -38,17 +52,21 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& t
 }
 
 std::unique_ptr<TranslationSession> Translator::begin(const std::vector<std::string>& texts,
-                                                      const TranslateOptions& options, const SessionCallNames& names) {
+                                                      const TranslateOptions& options) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  return std::unique_ptr<TranslationSession>(
-      new TranslationSession(std::make_unique<TranslationSession::Impl>(impl_, texts, options, names)));
+  try {
+    return std::unique_ptr<TranslationSession>(
+        new TranslationSession(std::make_unique<TranslationSession::Impl>(impl_, texts, options)));
+  } catch (Error& e) {
+    throw e.in(Phase::kRequest, ErrorCode::kInternal);
+  }
 }
 
 TensorFloats Translator::tensor_floats(const std::string& name) const { return impl_->tensor_floats(name); }
 const std::vector<float>& Translator::positions() const { return impl_->model->positions().table(); }
 ModelPlan Translator::plan() const { return impl_->model->plan(); }
 const ModelInfo& Translator::info() const { return impl_->info; }
-std::string Translator::backend_name() const { return impl_->backend->name(); }
-int Translator::threads() const { return impl_->backend->threads(); }
+std::string Translator::kernels_name() const { return impl_->kernels->name(); }
+int Translator::threads() const { return impl_->kernels->threads(); }
 
 }  // namespace tformer

@@ -52,7 +52,10 @@ def run_pytorch(model_path, src_lines, beam, threads):
 def run_tformer(model_path, src_lines, beam, threads, binary):
     if not os.path.exists(binary):
         raise FileNotFoundError(f"{binary} not found: build the engine first (cmake --build build)")
-    cmd = [binary, "translate", "-m", model_path, "--beam", str(beam), "--threads", str(threads), "--no-split"]
+    # The model's own output (passthrough and the repetition guard, on by default, off), so that
+    # scores stay comparable with the reference's and with earlier evaluations.
+    cmd = [binary, "translate", "-m", model_path, "--beam", str(beam), "--threads", str(threads), "--no-split",
+           "--no-passthrough", "--no-repetition-guard"]
     r = subprocess.run(cmd, input="\n".join(src_lines) + "\n", capture_output=True, text=True, check=False)
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{r.stderr}")

@@ -56,6 +56,8 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const peersDir = join(repo, 'tests', 'bench', 'peers');
 const PYTHON = '/usr/bin/python3';  // Debian's, with torch (TOOLCHAIN.md)
 const MAX_LENGTH_RATIO = 2;  // tformer's default target length rule: floor(2 x source tokens)
+// The peers compute the plain model: tformer's passthrough and repetition guard (on by default) off.
+const PLAIN_MODEL = ['--no-passthrough', '--no-repetition-guard'];
 const NODE = process.execPath;  // every row's process runs under this script's node
 const RELAXED_SIMD = detectEnvironment().relaxedSimd;  // whether this node validates relaxed SIMD
 
@@ -130,11 +132,11 @@ function tformerNative(name, label, precision) {
       const model = modelOf(ctx, precision);
       const out = join(ctx.work, `${name}.t${cfg.threads}.b${cfg.beam}.json`);
       const args = ['bench', '-m', model, '-i', ctx.input, '--no-split', '--threads', String(cfg.threads),
-        '--beam', String(cfg.beam), '--json', out];
+        '--beam', String(cfg.beam), '--json', out, ...PLAIN_MODEL];
       if (ctx.maxLength) args.push('--max-length', String(ctx.maxLength));
       run(tformerBinary(), args, { quiet: true });
       const r = readJson(out);
-      return { ...r, engine: `tformer ${r.backend}`, model_bytes: statSync(model).size,
+      return { ...r, engine: `tformer ${r.kernels}`, model_bytes: statSync(model).size,
         timed: 'tformer bench: whole file, incl. C++ SentencePiece encode/decode' };
     },
   };
@@ -336,7 +338,7 @@ function check(ctx, rows, beams) {
       const native = precision === 'int8' ? 'tformer-native-int8' : 'tformer-native';
       if (ctx.runners.has(native) && model && existsSync(tformerBinary()) && ref.outputs[0]?.score !== undefined) {
         // tformer's text and score per line (`tformer translate --scores`) against the reference ids decoded to text.
-        const args = ['translate', '-m', model, '--no-split', '--scores', '--threads', '1', '--beam', String(beam)];
+        const args = ['translate', '-m', model, '--no-split', '--scores', '--threads', '1', '--beam', String(beam), ...PLAIN_MODEL];
         if (ctx.maxLength) args.push('--max-length', String(ctx.maxLength));
         const t = spawnSync(tformerBinary(), args, { input: readFileSync(ctx.input), encoding: 'utf8', maxBuffer: 1 << 28 });
         const out = t.stdout.split('\n').slice(0, ref.outputs.length);

@@ -69,7 +69,9 @@ async function main() {
     if (!existsSync(tformer)) throw new Error('build/tformer missing (native build), or pass --no-native');
     for (const threads of [...new Set(configs.map((c) => c.threads))]) {
       const out = join(work, `native.t${threads}.json`);
-      const args = ['bench', '-m', model, '-i', input, '--no-split', '--threads', String(threads), '--beam', String(beam), '--json', out];
+      // The plain model, as the wasm rows run it (peers/tformer_wasm.mjs).
+      const args = ['bench', '-m', model, '-i', input, '--no-split', '--threads', String(threads), '--beam', String(beam), '--json', out,
+        '--no-passthrough', '--no-repetition-guard'];
       if (maxLength) args.push('--max-length', String(maxLength));
       if (a.profile) args.push('--profile');
       if (a['no-shortlist']) args.push('--no-shortlist');

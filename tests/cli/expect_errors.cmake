@@ -28,7 +28,7 @@ set(deep "")
 foreach(i RANGE 300)
   string(APPEND deep "<b>")
 endforeach()
-expect_failure(html-deep "${deep}x\n" "line 1: HTML elements nest deeper than 256" ${TFORMER} translate --html --on-error stop -m ${MODEL})
+expect_failure(html-deep "${deep}x\n" "line 1 cannot be read as HTML: HTML elements nest deeper than 256" ${TFORMER} translate --html --on-error stop -m ${MODEL})
 
 # Empty lines are translated to empty lines, in place.
 file(WRITE ${WORK}/cli-empty.txt "\nDie Katze schläft.\n\n")

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tformer/options.h"
+
 namespace tformer::testing {
 
 inline const std::vector<std::string>& fixture_variants() {
@@ -31,6 +33,15 @@ inline double tolerance(const std::string& variant) {  // logits and scores
 }
 inline double encoder_tolerance(const std::string& variant) {
   return variant.find("int8") != std::string::npos ? 0.02 : 1e-4;
+}
+
+// The options under which the engine computes the plain model, as the reference implementations
+// (PyTorch, Bergamot) do: passthrough and the repetition guard, both on by default, turned off.
+inline TranslateOptions plain_options() {
+  TranslateOptions o;
+  o.passthrough = false;
+  o.repetition_guard = false;
+  return o;
 }
 
 inline std::string fixture_path(const std::string& variant, const std::string& file) {

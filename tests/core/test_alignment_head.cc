@@ -8,7 +8,7 @@
 
 #include "decoding/search.h"
 #include "fixtures.h"
-#include "kernels/backend.h"
+#include "kernels/kernels.h"
 #include "model/model_file.h"
 #include "tformer/error.h"
 #include "tformer/translator.h"
@@ -26,9 +26,9 @@ std::vector<uint8_t> marian_with_head(const json& head) {
 }
 
 // The greedy alignment rows (one per target step) of one source under `file`.
-std::vector<std::vector<float>> greedy_alignment(Backend& backend, const ModelFile& file, const std::vector<int>& source,
+std::vector<std::vector<float>> greedy_alignment(Kernels& kernels, const ModelFile& file, const std::vector<int>& source,
                                                  int max_length, std::vector<int>* tokens) {
-  const TransformerModel model(backend, file);
+  const TransformerModel model(kernels, file);
   SearchOptions options;
   options.alignment = true;
   const EncoderOutput memory = model.encoder().forward({source});
@@ -47,9 +47,9 @@ TEST_CASE("the alignment is the metadata's alignment head, as the PyTorch refere
   const json golden = json::parse(testing::read_file(testing::fixture_path("marian", "alignment_head.json")));
   const ModelFile file = ModelFile::from_bytes(marian_with_head(golden["alignment_head"]));
   const ModelFile plain = ModelFile::from_path(testing::fixture_path("marian", "model.tfm"));
-  const std::string backend_name = GENERATE(as<std::string>{}, "xnnpack", "reference");
-  CAPTURE(backend_name);
-  auto backend = backend_name == "reference" ? make_reference_backend() : make_xnnpack_backend(2);
+  const std::string kernels_name = GENERATE(as<std::string>{}, "xnnpack", "reference");
+  CAPTURE(kernels_name);
+  auto kernels = kernels_name == "reference" ? make_reference_kernels() : make_xnnpack_kernels(2);
   const double ratio = golden["max_length_ratio"];
   double largest_change = 0;
   for (const auto& s : golden["sentences"]) {
@@ -57,7 +57,7 @@ TEST_CASE("the alignment is the metadata's alignment head, as the PyTorch refere
     const std::vector<int> source = s["source_ids"];
     const int max_length = int(ratio * double(source.size()));
     std::vector<int> tokens;
-    const auto rows = greedy_alignment(*backend, file, source, max_length, &tokens);
+    const auto rows = greedy_alignment(*kernels, file, source, max_length, &tokens);
     CHECK(tokens == s["tokens"].get<std::vector<int>>());
     const auto& want = s["alignment"];
     REQUIRE(rows.size() == want.size());
@@ -67,7 +67,7 @@ TEST_CASE("the alignment is the metadata's alignment head, as the PyTorch refere
     }
     // The head is not the layer mean the same file gives without the key (which test_parity.cc
     // checks against the reference): the choice shows in the numbers.
-    const auto mean = greedy_alignment(*backend, plain, source, max_length, nullptr);
+    const auto mean = greedy_alignment(*kernels, plain, source, max_length, nullptr);
     for (size_t t = 0; t < rows.size() && t < mean.size(); ++t)
       largest_change = std::max(largest_change, testing::max_abs_diff(rows[t], mean[t]));
   }
@@ -75,12 +75,12 @@ TEST_CASE("the alignment is the metadata's alignment head, as the PyTorch refere
 }
 
 TEST_CASE("a null alignment_head is the layer mean; bad ones are refused at load", "[alignment]") {
-  auto backend = make_reference_backend();
+  auto kernels = make_reference_kernels();
   const ModelFile plain = ModelFile::from_path(testing::fixture_path("marian", "model.tfm"));
   const ModelFile null_head = ModelFile::from_bytes(marian_with_head(nullptr));
   const std::vector<int> source = {28, 66, 44, 75, 14, 10, 0};
-  CHECK(greedy_alignment(*backend, null_head, source, 14, nullptr) ==
-        greedy_alignment(*backend, plain, source, 14, nullptr));
+  CHECK(greedy_alignment(*kernels, null_head, source, 14, nullptr) ==
+        greedy_alignment(*kernels, plain, source, 14, nullptr));
 
   const std::vector<std::pair<json, std::string>> bad = {
       {json{{"layer", 2}, {"head", 0}}, "layer 2 is not a decoder layer (the model has 2, numbered from 0)"},
@@ -98,8 +98,8 @@ TEST_CASE("a null alignment_head is the layer mean; bad ones are refused at load
     CAPTURE(head.dump());
     const std::vector<uint8_t> bytes = marian_with_head(head);
     const ModelFile file = ModelFile::from_bytes(bytes);
-    REQUIRE_THROWS_AS(TransformerModel(*backend, file), Error);
-    REQUIRE_THROWS_WITH(TransformerModel(*backend, file), Contains("'alignment_head' " + message));
+    REQUIRE_THROWS_AS(TransformerModel(*kernels, file), Error);
+    REQUIRE_THROWS_WITH(TransformerModel(*kernels, file), Contains("'alignment_head' " + message));
     // The public facade refuses the file when it loads it.
     REQUIRE_THROWS_WITH(Translator(bytes), Contains("invalid model metadata: 'alignment_head'"));
   }

@@ -14,7 +14,7 @@
 #include "decoding/rules.h"
 #include "decoding/search.h"
 #include "fixtures.h"
-#include "kernels/backend.h"
+#include "kernels/kernels.h"
 #include "kernels/ops.h"
 #include "layers/output_projection.h"
 #include "model/model_file.h"
@@ -235,12 +235,12 @@ TEST_CASE("shortlist projection: each row's logits are the whole projection's at
   const std::vector<std::vector<int>> ids = {{0, 5, 20, 39}, {1, 5, 9}};
   const std::vector<int> row_sentence = {1, 0, 1};
 
-  const std::string backend_name = GENERATE(as<std::string>{}, "xnnpack", "reference");
+  const std::string kernels_name = GENERATE(as<std::string>{}, "xnnpack", "reference");
   const bool int8 = GENERATE(false, true);
-  CAPTURE(backend_name, int8);
-  auto backend = backend_name == "reference" ? make_reference_backend() : make_xnnpack_backend(2);
-  const OutputProjection output = int8 ? OutputProjection(*backend, int8_weights.data(), scales.data(), bias, d, vocab)
-                                       : OutputProjection(*backend, weights.data(), bias, d, vocab);
+  CAPTURE(kernels_name, int8);
+  auto kernels = kernels_name == "reference" ? make_reference_kernels() : make_xnnpack_kernels(2);
+  const OutputProjection output = int8 ? OutputProjection(*kernels, int8_weights.data(), scales.data(), bias, d, vocab)
+                                       : OutputProjection(*kernels, weights.data(), bias, d, vocab);
   std::vector<float> full(rows * vocab);
   output(hidden.data(), rows, full.data());
 
@@ -248,14 +248,14 @@ TEST_CASE("shortlist projection: each row's logits are the whole projection's at
   REQUIRE(shortlisted.width() == 4);
   std::vector<float> logits(rows * shortlisted.width(), 0.f);
   shortlisted(hidden.data(), rows, row_sentence, logits.data());
-  // The same weights, bias and scales: the reference backend and int8 give the very same
+  // The same weights, bias and scales: the reference kernels and int8 give the very same
   // numbers; XNNPACK's f32 kernels for another output width may sum in another order (f32
   // rounding: within the 1e-4 the parity tests allow).
   for (size_t r = 0; r < rows; ++r) {
     const std::vector<int>& own = ids[size_t(row_sentence[r])];
     for (size_t i = 0; i < own.size(); ++i) {
       const float expected = full[r * vocab + size_t(own[i])];
-      if (backend_name == "reference" || int8)
+      if (kernels_name == "reference" || int8)
         CHECK(logits[r * 4 + i] == expected);
       else
         CHECK(logits[r * 4 + i] == Approx(expected).margin(1e-4));
@@ -269,9 +269,9 @@ TEST_CASE("shortlist projection: each row's logits are the whole projection's at
 }
 
 TEST_CASE("search: a rule added to the model's changes the choice as it says", "[decoding-rules]") {
-  auto backend = make_xnnpack_backend(1);
+  auto kernels = make_xnnpack_kernels(1);
   const ModelFile file = ModelFile::from_path(testing::fixture_path("marian", "model.tfm"));
-  const TransformerModel model(*backend, file);
+  const TransformerModel model(*kernels, file);
   const ModelConfig& config = model.config();
   // The golden data's first sentence, which the plain greedy search translates with 30 tokens.
   const testing::Golden golden("marian");

@@ -250,7 +250,7 @@ void end_to_end(Translator& t, const std::string& what) {
   CHECK_THROWS_WITH(t.translate({"<p>ok</p>", "<p>\xC3\x28</p>"}, html), Catch::Contains("input text 2"));
   std::string deep;
   for (int i = 0; i < 300; ++i) deep += "<i>";
-  CHECK_THROWS_WITH(t.translate({deep}, html), Catch::Contains("input text 1: HTML elements nest deeper than 256"));
+  CHECK_THROWS_WITH(t.translate({deep}, html), Catch::Contains("input text 1 cannot be read as HTML: HTML elements nest deeper than 256"));
   html.max_input_chars = 10;
   CHECK_THROWS_WITH(t.translate({"<p>Hallo Welt, wie geht es?</p>"}, html), Catch::Contains("input text 1"));
 }

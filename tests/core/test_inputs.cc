@@ -22,13 +22,13 @@ std::string golden_greedy(size_t sentence) {
 }  // namespace
 
 TEST_CASE("empty and blank input translate to empty output", "[input]") {
-  const auto out = translator().translate({"", "   ", "\t \r", "\n\n"});
+  const auto out = translator().translate({"", "   ", "\t \r", "\n\n"}, testing::plain_options());
   REQUIRE(out.size() == 4);
   for (const auto& t : out) {
     CHECK(t.text.empty());
     CHECK(t.sentences.empty());
   }
-  CHECK(translator().translate({}).empty());
+  CHECK(translator().translate({}, testing::plain_options()).empty());
 }
 
 TEST_CASE("malformed UTF-8 is refused with its position", "[input]") {
@@ -42,16 +42,16 @@ TEST_CASE("malformed UTF-8 is refused with its position", "[input]") {
   };
   for (const auto& [text, where] : cases) {
     CAPTURE(text);
-    REQUIRE_THROWS_WITH(translator().translate({"fine", text}), Contains("input text 2 is not valid UTF-8: " + where));
+    REQUIRE_THROWS_WITH(translator().translate({"fine", text}, testing::plain_options()), Contains("input text 2 is not valid UTF-8: " + where));
   }
   // The translator stays usable afterwards.
-  CHECK(translator().translate({"Die Katze schläft."})[0].text == golden_greedy(2));
+  CHECK(translator().translate({"Die Katze schläft."}, testing::plain_options())[0].text == golden_greedy(2));
 }
 
 TEST_CASE("control characters and odd code points do not break anything", "[input]") {
   const std::vector<std::string> texts = {std::string("a\0b", 3), "\x01\x02\x07", "\x1B[31mrot\x1B[0m", "\xE2\x80\x8B",
                                           "\xF0\x9F\x98\x80 Hund", "\xEF\xBB\xBF" "Die Katze schläft."};
-  const auto out = translator().translate(texts);
+  const auto out = translator().translate(texts, testing::plain_options());
   REQUIRE(out.size() == texts.size());
   for (const auto& t : out) CHECK(find_invalid_utf8(t.text) == std::string_view::npos);
 }
@@ -60,7 +60,7 @@ TEST_CASE("a 100 KB line is translated in pieces without error", "[input]") {
   std::string text;
   const std::string words[] = {"Hund", "Katze", "spielen", "im", "Schnee", "Fahrrad", "Mann", "gehen", "Park"};
   for (size_t i = 0; text.size() < 100 * 1024; ++i) text += words[i % 9] + " ";
-  TranslateOptions o;
+  TranslateOptions o = testing::plain_options();
   o.max_input_chars = 0;  // no limit (the default, 100,000 characters, is below 100 KB)
   const auto out = translator().translate({text}, o);
   REQUIRE(out.size() == 1);
@@ -72,7 +72,7 @@ TEST_CASE("a 100 KB line is translated in pieces without error", "[input]") {
 
 TEST_CASE("paragraphs are split into sentences and joined back", "[input]") {
   const auto out = translator().translate({"Ein Mann fährt Fahrrad. Zwei Hunde spielen im Schnee.",
-                                           "Die Katze schläft.\nWarum?"});
+                                           "Die Katze schläft.\nWarum?"}, testing::plain_options());
   REQUIRE(out[0].sentences.size() == 2);
   CHECK(out[0].sentences[0].source == "Ein Mann fährt Fahrrad.");
   CHECK(out[0].sentences[1].source == "Zwei Hunde spielen im Schnee.");
@@ -80,13 +80,13 @@ TEST_CASE("paragraphs are split into sentences and joined back", "[input]") {
   REQUIRE(out[1].sentences.size() == 2);
   CHECK(out[1].text == golden_greedy(2) + "\n" + golden_greedy(4));
 
-  TranslateOptions whole;
+  TranslateOptions whole = testing::plain_options();
   whole.split_sentences = false;
   CHECK(translator().translate({"Ein Mann fährt Fahrrad. Zwei Hunde spielen im Schnee."}, whole)[0].sentences.size() == 1);
 }
 
 TEST_CASE("invalid options are refused with a message", "[input]") {
-  TranslateOptions o;
+  TranslateOptions o = testing::plain_options();
   o.beam_size = 0;
   REQUIRE_THROWS_WITH(translator().translate({"x"}, o), Contains("beam size must be between 1 and 64 (got 0)"));
   o = {};
@@ -106,7 +106,7 @@ TEST_CASE("invalid options are refused with a message", "[input]") {
 }
 
 TEST_CASE("max_length bounds the output", "[input]") {
-  TranslateOptions o;
+  TranslateOptions o = testing::plain_options();
   o.max_length = 3;
   for (int beam : {1, 4}) {
     o.beam_size = beam;
@@ -116,7 +116,7 @@ TEST_CASE("max_length bounds the output", "[input]") {
 }
 
 TEST_CASE("inputs longer than max_input_chars are refused; 0 lifts the limit", "[input]") {
-  TranslateOptions o;
+  TranslateOptions o = testing::plain_options();
   CHECK(o.max_input_chars == 100000);  // the documented default
   o.max_input_chars = 10;
   // Ten characters, eleven bytes ("ä" is two): within the limit.
@@ -126,16 +126,16 @@ TEST_CASE("inputs longer than max_input_chars are refused; 0 lifts the limit", "
   o.max_input_chars = 0;
   CHECK(translator().translate({std::string(300, 'a')}, o).size() == 1);
   // The default refuses a 100,001-character word before any work on it.
-  REQUIRE_THROWS_WITH(translator().translate({std::string(100001, 'x')}),
+  REQUIRE_THROWS_WITH(translator().translate({std::string(100001, 'x')}, testing::plain_options()),
                       Contains("input text 1 has 100001 characters, more than the limit of 100000 per input"));
 }
 
 TEST_CASE("max_sentence_tokens cuts long sentences into shorter pieces", "[input]") {
   const std::string text = "Ein Mann fährt Fahrrad und zwei Hunde spielen im Schnee";
-  const auto whole = translator().translate({text});
+  const auto whole = translator().translate({text}, testing::plain_options());
   REQUIRE(whole[0].sentences.size() == 1);
   const size_t tokens = whole[0].sentences[0].source_tokens.size() - 1;  // EOS only (Marian convention)
-  TranslateOptions o;
+  TranslateOptions o = testing::plain_options();
   o.max_sentence_tokens = 4;
   const auto cut = translator().translate({text}, o);
   CHECK(cut[0].sentences.size() == (tokens + 3) / 4);

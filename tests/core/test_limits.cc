@@ -1,5 +1,5 @@
 // The limits of TranslateOptions are stated once (tformer/options.h) and enforced by the engine;
-// the npm package reads them from the engine (wasm/bindings.cc limits()) instead of a copy.
+// the npm package reads them from the engine (wasm/bindings/translate_options.cc limits()) instead of a copy.
 #include <catch.hpp>
 
 #include <string>

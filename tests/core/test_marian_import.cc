@@ -63,8 +63,7 @@ TEST_CASE("a Marian .bin of the fixture imports to the fixture's values and tran
   tformer::Translator direct(m.tfm, config);
   const auto lines = read_lines(fixture_path("marian", "input.txt"));
   const auto expected = read_lines(fixture_path("marian", "expected.greedy.txt"));
-  tformer::TranslateOptions options;
-  const auto out = direct.translate(lines, options);
+  const auto out = direct.translate(lines, tformer::testing::plain_options());
   REQUIRE(out.size() == expected.size());
   for (size_t i = 0; i < out.size(); ++i) CHECK(out[i].text == expected[i]);
 }

@@ -1,12 +1,12 @@
 // The engine against the PyTorch reference's golden data (tests/fixtures, models/tformer/fixtures.py):
 // token ids, encoder output and logits within 1e-4 (int8 variants: testing::tolerance), greedy and
-// beam token sequences identical, scores within the same, on both backends, one sentence at a time
+// beam token sequences identical, scores within the same, on both kernel libraries, one sentence at a time
 // and as a padded batch.
 #include <catch.hpp>
 
 #include "decoding/search.h"
 #include "fixtures.h"
-#include "kernels/backend.h"
+#include "kernels/kernels.h"
 #include "model/model_file.h"
 #include "text/tokenizer.h"
 #include "tformer/translator.h"
@@ -26,20 +26,20 @@ std::vector<int> with_specials(const ModelConfig& c, std::vector<int> ids) {
 
 std::vector<int> tokens_of(const nlohmann::json& j) { return j["tokens"].get<std::vector<int>>(); }
 
-std::unique_ptr<Backend> backend_named(const std::string& name) {
-  return name == "reference" ? make_reference_backend() : make_xnnpack_backend(2);
+std::unique_ptr<Kernels> kernels_named(const std::string& name) {
+  return name == "reference" ? make_reference_kernels() : make_xnnpack_kernels(2);
 }
 
 }  // namespace
 
 TEST_CASE("encoder, logits, greedy and beam search match the PyTorch reference", "[parity]") {
   const std::string variant = GENERATE(from_range(testing::fixture_variants()));
-  const std::string backend_name = GENERATE(as<std::string>{}, "xnnpack", "reference");
-  CAPTURE(variant, backend_name);
+  const std::string kernels_name = GENERATE(as<std::string>{}, "xnnpack", "reference");
+  CAPTURE(variant, kernels_name);
   const double kTolerance = testing::tolerance(variant);
   const ModelFile file = ModelFile::from_path(testing::fixture_path(variant, "model.tfm"));
-  auto backend = backend_named(backend_name);
-  const TransformerModel model(*backend, file);
+  auto kernels = kernels_named(kernels_name);
+  const TransformerModel model(*kernels, file);
   const ModelConfig& config = model.config();
   const Tokenizer tokenizer(file.bytes_of(file.tokenizer().source));
   const Golden golden(variant);
@@ -89,8 +89,8 @@ TEST_CASE("a padded batch of all sentences gives the same results as one at a ti
   const std::string variant = GENERATE(from_range(testing::fixture_variants()));
   CAPTURE(variant);
   const ModelFile file = ModelFile::from_path(testing::fixture_path(variant, "model.tfm"));
-  auto backend = make_xnnpack_backend(2);
-  const TransformerModel model(*backend, file);
+  auto kernels = make_xnnpack_kernels(2);
+  const TransformerModel model(*kernels, file);
   const Tokenizer tokenizer(file.bytes_of(file.tokenizer().source));
   const Golden golden(variant);
 
@@ -128,10 +128,10 @@ TEST_CASE("the Translator reproduces the reference's texts, n-best lists and ali
   std::vector<std::string> texts;
   for (const auto& s : golden.json["sentences"]) texts.push_back(s["text"]);
 
-  TranslateOptions greedy;
+  TranslateOptions greedy = testing::plain_options();
   greedy.return_alignment = true;
   const auto g = translator.translate(texts, greedy);
-  TranslateOptions beam;
+  TranslateOptions beam = testing::plain_options();
   beam.beam_size = 4;
   beam.nbest = 4;
   const auto b = translator.translate(texts, beam);

@@ -118,6 +118,26 @@ TEST_CASE("passthrough: restore() puts spans back at word boundaries, by a clear
   CHECK(restore(p, source, {"▁The", "▁weather", "▁is", "▁to", "day", "."}, "The weather is today.", {}, 6, 0) ==
         "The weather is today ☀️.");
 
+  // A span that closes the sentence closes the translation, before its closing punctuation, also
+  // where the word before it aligns with a word inside the translation (verbs move to the end in
+  // German, not in English): "werden" is "be" here.
+  const ProtectedSentence e = protect("Es kostet nichts, gefunden zu werden 😀.", nothing_unknown);
+  CHECK(e.text == "Es kostet nichts, gefunden zu werden.");
+  const std::vector<std::string> e_source{"▁Es", "▁kostet", "▁nichts", ",", "▁gefunden", "▁zu", "▁werden", "."};
+  const std::vector<std::string> e_target{"▁It", "▁costs", "▁nothing", "▁to", "▁be", "▁found", "."};
+  std::vector<float> werden_is_be(7 * 8, 0.f);
+  werden_is_be[4 * 8 + 6] = 0.9f;
+  CHECK(restore(e, e_source, e_target, "It costs nothing to be found.", werden_is_be, 8, 0) == "It costs nothing to be found 😀.");
+  CHECK(restore(e, e_source, e_target, "It costs nothing to be found.", {}, 8, 0) == "It costs nothing to be found 😀.");
+  // Closing punctuation of several kinds stays last; without any, the span is last.
+  CHECK(restore(protect("Mehr unter https://example.org/info).", nothing_unknown), {"▁Mehr", "▁unter", ")", "."},
+                {"▁More", "▁at", ")", "."}, "More at).", {}, 4, 0) == "More at https://example.org/info).");
+  CHECK(restore(protect("Bis morgen 😀", nothing_unknown), {"▁Bis", "▁morgen"}, {"▁See", "▁you", "▁tomorrow", "!"},
+                "See you tomorrow!", {}, 2, 0) == "See you tomorrow 😀!");
+
+  // Spans side by side in front of an empty translation keep the space between them.
+  CHECK(restore(protect("Ruf 0171 2345678 an.", nothing_unknown), {"▁Ruf", "▁an", "."}, {}, "", {}, 3, 0) == "0171 2345678");
+
   // A span that opened the sentence goes before the first word's place; several spans keep order.
   const ProtectedSentence q = protect("12 Kinder und 3 Hunde.", nothing_unknown);
   CHECK(q.text == "Kinder und Hunde.");
@@ -136,7 +156,7 @@ TEST_CASE("passthrough on a shipped model: what it cannot translate comes out as
     return;
   }
   Translator t(model);
-  TranslateOptions on;
+  TranslateOptions on = testing::plain_options();
   on.passthrough = true;
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
       {"Das Wetter ist ☀️ heute.", {"☀️"}},
@@ -144,15 +164,21 @@ TEST_CASE("passthrough on a shipped model: what it cannot translate comes out as
       {"Schreib mir an anna@example.org oder besuche https://example.org/hilfe.", {"anna@example.org", "https://example.org/hilfe"}},
       {"Ich habe 3 Katzen und 2 Hunde.", {"3", "2"}},
       {"Am 3. Mai feiern wir 😀 zusammen.", {"3.", "😀"}},
+      {"Es kostet nichts, gefunden zu werden 😀.", {"😀"}},
   };
   for (const auto& [text, spans] : cases) {
     const std::string out = t.translate({text}, on).at(0).text;
     INFO(text << " -> " << out);
     for (const std::string& s : spans) CHECK(count(out, s) == 1);
   }
+  // A span that closes the sentence closes the translation (not "to be 😀 found.").
+  const std::string closing = t.translate({"Es kostet nichts, gefunden zu werden 😀."}, on).at(0).text;
+  INFO(closing);
+  CHECK(closing.size() > std::string("😀.").size());
+  CHECK(closing.compare(closing.size() - std::string(" 😀.").size(), std::string::npos, " 😀.") == 0);
   // Without anything to pass through, the translation is the model's own.
   const std::string plain = "Zwei Kinder spielen im Park. Ein Junge springt ins Wasser.";
-  CHECK(t.translate({plain}, on).at(0).text == t.translate({plain}, {}).at(0).text);
+  CHECK(t.translate({plain}, on).at(0).text == t.translate({plain}, testing::plain_options()).at(0).text);
   // The alignment it needs internally is returned only when asked for.
   const Translation r = t.translate({"Das Wetter ist ☀️ heute."}, on).at(0);
   CHECK(r.sentences.at(0).alignment.empty());
@@ -178,11 +204,11 @@ TEST_CASE("repetition guard on a model that loops: no loop left, greedy outputs 
   // The random-weight fixture loops on most inputs ("li li li li ...", its PyTorch reference too).
   Translator t(testing::fixture_path("marian", "model.tfm"));
   const std::vector<std::string> inputs = testing::read_lines(testing::fixture_path("marian", "input.txt"));
-  TranslateOptions guard;
+  TranslateOptions guard = testing::plain_options();
   guard.repetition_guard = true;
   size_t looped = 0;
   for (int beam : {1, 4}) {
-    TranslateOptions plain;
+    TranslateOptions plain = testing::plain_options();
     plain.beam_size = guard.beam_size = beam;
     plain.nbest = guard.nbest = beam;
     const auto without = t.translate(inputs, plain), with = t.translate(inputs, guard);

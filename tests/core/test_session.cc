@@ -12,7 +12,7 @@
 
 #include "fixtures.h"
 #include "kernels/ops.h"
-#include "kernels/backend.h"
+#include "kernels/kernels.h"
 #include "model/model_file.h"
 #include "tformer/translator.h"
 #include "transformer/model.h"
@@ -57,15 +57,15 @@ std::vector<Translation> run_on_cpu(TranslationSession& session) {
 
 // The work of the requests done by a model of our own, as an external backend would.
 struct ExternalBackend {
-  std::unique_ptr<Backend> backend;
+  std::unique_ptr<Kernels> kernels;
   ModelFile file;
   TransformerModel model;
   int encodes = 0, projections = 0;
 
   explicit ExternalBackend(const std::string& variant)
-      : backend(make_reference_backend()),
+      : kernels(make_reference_kernels()),
         file(ModelFile::from_path(testing::fixture_path(variant, "model.tfm"))),
-        model(*backend, file) {}
+        model(*kernels, file) {}
 
   std::vector<float> encode(const TranslationSession::EncodeRequest& r) {
     ++encodes;
@@ -126,7 +126,7 @@ struct ExternalBackend {
 
 TranslatorConfig reference_config() {
   TranslatorConfig c;
-  c.backend = BackendKind::kReference;
+  c.kernels = KernelLibrary::kReference;
   return c;
 }
 
@@ -139,9 +139,9 @@ TEST_CASE("a session answered by compute_on_cpu is translate() bit for bit", "[s
   const testing::Golden golden(variant);
   const std::vector<std::string> texts = golden_texts(golden);
 
-  TranslateOptions greedy;
+  TranslateOptions greedy = testing::plain_options();
   greedy.return_alignment = true;
-  TranslateOptions beam;
+  TranslateOptions beam = testing::plain_options();
   beam.beam_size = 4;
   beam.nbest = 4;
   TranslateOptions batched = beam;  // several encoder batches
@@ -169,9 +169,9 @@ TEST_CASE("a session hands out each sentence as soon as its search ends", "[sess
   // Several sentences per text, lines, an empty text: places and separators of every kind.
   const std::vector<std::string> texts = {t[3] + " " + t[0] + " " + t[4], "", t[1] + "\n\n" + t[2], t[5]};
 
-  TranslateOptions greedy;
+  TranslateOptions greedy = testing::plain_options();
   greedy.return_alignment = true;
-  TranslateOptions beam;
+  TranslateOptions beam = testing::plain_options();
   beam.beam_size = 4;
   beam.nbest = 2;
   TranslateOptions batched = greedy;  // several encoder batches
@@ -226,7 +226,7 @@ TEST_CASE("a session hands out each sentence as soon as its search ends", "[sess
     for (size_t p = 0; p < texts.size(); ++p) CHECK(joined[p] == results[p].text);
   }
   // HTML places a text's markup once all its sentences are done: nothing is handed out before.
-  TranslateOptions html;
+  TranslateOptions html = testing::plain_options();
   html.html = true;
   auto session = translator.begin({"<p>" + t[0] + " <b>" + t[1] + "</b></p><p>" + t[2] + "</p>"}, html);
   size_t handed_out = 0;
@@ -239,7 +239,7 @@ TEST_CASE("a session hands out each sentence as soon as its search ends", "[sess
   CHECK(session->results().at(0).text.find("<p>") == 0);
 }
 
-TEST_CASE("a session answered from outside gives the results of that backend", "[session]") {
+TEST_CASE("a session answered from outside gives the results of that kernels", "[session]") {
   const std::string variant = GENERATE(from_range(testing::fixture_variants()));
   CAPTURE(variant);
   const testing::Golden golden(variant);
@@ -248,10 +248,10 @@ TEST_CASE("a session answered from outside gives the results of that backend", "
   ExternalBackend external(variant);
   const ModelConfig& config = external.model.config();
 
-  TranslateOptions greedy;
+  TranslateOptions greedy = testing::plain_options();
   greedy.return_alignment = true;
   greedy.max_batch_tokens = 20;  // more than one encoder batch
-  TranslateOptions beam;
+  TranslateOptions beam = testing::plain_options();
   beam.beam_size = 4;
   beam.nbest = 4;
   using Answer = ExternalBackend::Answer;
@@ -277,7 +277,7 @@ TEST_CASE("a session answered from outside gives the results of that backend", "
   }
 
   // The encode request: the sentences' source ids (golden), padded with pad_id.
-  auto session = translator.begin(texts, TranslateOptions{});
+  auto session = translator.begin(texts, testing::plain_options());
   REQUIRE(session->next() == Need::kEncode);
   const auto& request = session->encode_request();
   REQUIRE(request.batch == texts.size());
@@ -302,69 +302,69 @@ TEST_CASE("a session answered from outside gives the results of that backend", "
 TEST_CASE("session calls out of order and bad values are clear errors", "[session]") {
   Translator translator(testing::fixture_path("marian", "model.tfm"));
   const std::vector<std::string> texts = {"Die Katze schläft.", "Ein Hund."};
-  const auto expected = translator.translate(texts);
-  auto s = translator.begin(texts);
+  const auto expected = translator.translate(texts, testing::plain_options());
+  auto s = translator.begin(texts, testing::plain_options());
   const std::vector<float> few(3, 0.f);
 
-  CHECK_THROWS_WITH(s->compute_on_cpu(), "compute_on_cpu(): no request is pending (call next() first)");
-  CHECK_THROWS_WITH(s->encode_request(), "encode_request() needs an encode request, but no request is pending (call next() first)");
+  CHECK_THROWS_WITH(s->compute_on_cpu(), "compute_on_cpu() has no request to answer (call next())");
+  CHECK_THROWS_WITH(s->encode_request(), "encode_request() needs an encode request, but no request is pending (call next())");
   CHECK_THROWS_WITH(s->provide_logits(few.data(), few.size()),
-                    "provide_logits() needs a projection request, but no request is pending (call next() first)");
-  CHECK_THROWS_WITH(s->results(), "results(): the translation is not finished (next() has not returned kDone)");
+                    "provide_logits() needs a projection request, but no request is pending (call next())");
+  CHECK_THROWS_WITH(s->results(), "results() cannot be had yet: the translation is not finished (call next())");
 
   REQUIRE(s->next() == Need::kEncode);
-  CHECK_THROWS_WITH(s->next(), "next(): the pending encode request has no answer yet: call provide_encoder_output() or "
-                               "compute_on_cpu() first");
+  CHECK_THROWS_WITH(s->next(), "next() cannot go on: the pending encode request has no answer yet (call "
+                               "provide_encoder_output() or compute_on_cpu())");
   CHECK_THROWS_WITH(s->hidden(nullptr), "hidden() needs a projection request, but an encode request is pending");
   CHECK_THROWS_WITH(s->provide_logits(few.data(), few.size()),
                     "provide_logits() needs a projection request, but an encode request is pending");
   const auto& request = s->encode_request();
   const size_t states = request.batch * request.length * s->d_model();
   CHECK_THROWS_WITH(s->provide_encoder_output(few.data(), few.size()),
-                    "provide_encoder_output(): 3 values given, " + std::to_string(states) + " expected (batch 2 x length " +
+                    "provide_encoder_output() got 3 values, " + std::to_string(states) + " expected (batch 2 x length " +
                         std::to_string(request.length) + " x d_model 32)");
   std::vector<float> nan(states, 0.f);
   nan[5] = std::numeric_limits<float>::quiet_NaN();
-  CHECK_THROWS_WITH(s->provide_encoder_output(nan.data(), nan.size()), "provide_encoder_output(): value 5 is NaN");
+  CHECK_THROWS_WITH(s->provide_encoder_output(nan.data(), nan.size()), "provide_encoder_output() got NaN as value 5");
   s->compute_on_cpu();  // the request is still pending after a refusal
-  CHECK_THROWS_WITH(s->compute_on_cpu(), "compute_on_cpu(): no request is pending (call next() first)");
+  CHECK_THROWS_WITH(s->compute_on_cpu(), "compute_on_cpu() has no request to answer (call next())");
   CHECK_THROWS_WITH(s->provide_encoder_output(nan.data(), nan.size()),
                     "provide_encoder_output() needs an encode request, but the request was answered (call next())");
 
   REQUIRE(s->next() == Need::kProject);
-  CHECK_THROWS_WITH(s->next(), "next(): the pending projection request has no answer yet: call provide_logits(), "
-                               "provide_candidates() or compute_on_cpu() first");
+  CHECK_THROWS_WITH(s->next(), "next() cannot go on: the pending projection request has no answer yet (call "
+                               "provide_logits(), provide_candidates() or compute_on_cpu())");
   CHECK_THROWS_WITH(s->encode_request(), "encode_request() needs an encode request, but a projection request is pending");
   size_t rows = 0;
   s->hidden(&rows);
   std::vector<float> logits(rows * s->vocab_size(), 0.f);
   CHECK_THROWS_WITH(s->provide_logits(logits.data(), logits.size() - 1),
-                    "provide_logits(): " + std::to_string(logits.size() - 1) + " values given, " +
+                    "provide_logits() got " + std::to_string(logits.size() - 1) + " values, " +
                         std::to_string(logits.size()) + " expected (2 rows x vocabulary " + std::to_string(s->vocab_size()) + ")");
   logits[logits.size() - 1] = std::nanf("");
   CHECK_THROWS_WITH(s->provide_logits(logits.data(), logits.size()),
-                    "provide_logits(): value " + std::to_string(logits.size() - 1) + " is NaN");
+                    "provide_logits() got NaN as value " + std::to_string(logits.size() - 1));
   CHECK(s->candidates_per_row() == 1);  // greedy
   std::vector<float> best = {0.f, 1.f, 0.f, 0.5f, 3.f, 0.f, 1.f, 0.f, 0.5f, 7.f};
   CHECK_THROWS_WITH(s->provide_candidates(best.data(), 4),
-                    "provide_candidates(): 4 values given, 10 expected (2 rows x (3 + 2 x 1 candidates))");
+                    "provide_candidates() got 4 values, 10 expected (2 rows x (3 + 2 x 1 candidates))");
   best[9] = 256.f;
   CHECK_THROWS_WITH(s->provide_candidates(best.data(), best.size()),
-                    "provide_candidates(): row 1: candidate 0 has token id 256.000000, not one of [0, 256)");
+                    "provide_candidates() got a bad row 1: candidate 0 has token id 256.000000, not one of [0, 256)");
   best[9] = 2.5f;
   CHECK_THROWS_WITH(s->provide_candidates(best.data(), best.size()), Catch::Contains("token id 2.500000"));
   best[9] = 7.f;
   best[1] = std::numeric_limits<float>::infinity();
   CHECK_THROWS_WITH(s->provide_candidates(best.data(), best.size()),
-                    "provide_candidates(): row 0: the max and log-sum-exp must be finite");
+                    "provide_candidates() got a bad row 0: the max and log-sum-exp must be finite");
   s->compute_on_cpu();  // the refused logits and candidates changed nothing
   const auto results = run_on_cpu(*s);
   require_same(results, expected);
-  CHECK_THROWS_WITH(s->compute_on_cpu(), "compute_on_cpu(): no request is pending (call next() first)");
+  CHECK_THROWS_WITH(s->compute_on_cpu(), "compute_on_cpu() has no request to answer (call next())");
   CHECK_THROWS_WITH(s->hidden(&rows), "hidden() needs a projection request, but the translation is finished");
   require_same(s->results(), expected);  // results() may be asked again
 
-  TranslateOptions beam;
+  TranslateOptions beam = testing::plain_options();
   beam.beam_size = 2;
   auto b = translator.begin(texts, beam);
   b->next();
@@ -374,12 +374,12 @@ TEST_CASE("session calls out of order and bad values are clear errors", "[sessio
   std::vector<float> twice(2 * 11, 0.f);
   for (size_t i = 0; i < 4; ++i) twice[3 + 2 * i + 1] = twice[11 + 3 + 2 * i + 1] = float(i);
   twice[11 + 3 + 2 * 3 + 1] = 1.f;
-  CHECK_THROWS_WITH(b->provide_candidates(twice.data(), twice.size()), "provide_candidates(): row 1: a token id is given twice");
+  CHECK_THROWS_WITH(b->provide_candidates(twice.data(), twice.size()), "provide_candidates() got a bad row 1: a token id is given twice");
   CHECK_THROWS_WITH(s->candidates_per_row(), "candidates_per_row() needs a projection request, but the translation is finished");
 
   // Bad input is refused by begin(), as by translate().
-  CHECK_THROWS_WITH(translator.begin({"ok", std::string("\xff")}), Catch::Contains("input text 2 is not valid UTF-8"));
-  TranslateOptions bad;
+  CHECK_THROWS_WITH(translator.begin({"ok", std::string("\xff")}, testing::plain_options()), Catch::Contains("input text 2 is not valid UTF-8"));
+  TranslateOptions bad = testing::plain_options();
   bad.beam_size = 0;
   CHECK_THROWS_WITH(translator.begin(texts, bad), Catch::Contains("beam size must be between 1 and 64 (got 0)"));
 }
@@ -387,11 +387,11 @@ TEST_CASE("session calls out of order and bad values are clear errors", "[sessio
 TEST_CASE("sessions interleave, outlive their translator, and handle empty input", "[session]") {
   auto translator = std::make_unique<Translator>(testing::fixture_path("tutorial", "model.tfm"));
   const std::vector<std::string> a = {"Die Katze schläft.", "Ein kleiner Test."}, b = {"Hallo Welt.\nZwei Zeilen."};
-  TranslateOptions beam;
+  TranslateOptions beam = testing::plain_options();
   beam.beam_size = 3;
-  const auto expected_a = translator->translate(a, beam), expected_b = translator->translate(b);
+  const auto expected_a = translator->translate(a, beam), expected_b = translator->translate(b, testing::plain_options());
 
-  auto sa = translator->begin(a, beam), sb = translator->begin(b);
+  auto sa = translator->begin(a, beam), sb = translator->begin(b, testing::plain_options());
   bool done_a = false, done_b = false;
   while (!done_a || !done_b) {  // one step of each in turn
     if (!done_a && !(done_a = sa->next() == Need::kDone)) sa->compute_on_cpu();
@@ -405,7 +405,7 @@ TEST_CASE("sessions interleave, outlive their translator, and handle empty input
   require_same(run_on_cpu(*orphan), expected_a);
 
   Translator t(testing::fixture_path("tutorial", "model.tfm"));
-  auto empty = t.begin({"", "  \n "});
+  auto empty = t.begin({"", "  \n "}, testing::plain_options());
   CHECK(empty->next() == Need::kDone);
   const auto results = empty->results();
   REQUIRE(results.size() == 2);
@@ -413,7 +413,7 @@ TEST_CASE("sessions interleave, outlive their translator, and handle empty input
   CHECK(results[1].sentences.empty());
 }
 
-TEST_CASE("weights and positions for an external backend", "[session]") {
+TEST_CASE("weights and positions for an external kernels", "[session]") {
   const std::string variant = GENERATE(from_range(testing::fixture_variants()));
   CAPTURE(variant);
   const std::string path = testing::fixture_path(variant, "model.tfm");

@@ -49,7 +49,7 @@ TEST_CASE("session states: an encode request per planned batch, then a projectio
     texts.push_back(s["text"]);
     lengths.push_back(s["source_ids"].size());
   }
-  TranslateOptions o;
+  TranslateOptions o = testing::plain_options();
   o.split_sentences = false;
   o.max_batch_tokens = 40;  // several batches
   o.max_length_ratio = golden.json["max_length_ratio"].get<float>();
@@ -96,12 +96,12 @@ TEST_CASE("session states: an encode request per planned batch, then a projectio
   // Done stays done, and the results can be asked again.
   CHECK(session->next() == Need::kDone);
   CHECK(session->results()[0].text == results[0].text);
-  CHECK_THROWS_WITH(session->compute_on_cpu(), "compute_on_cpu(): no request is pending (call next() first)");
+  CHECK_THROWS_WITH(session->compute_on_cpu(), "compute_on_cpu() has no request to answer (call next())");
 }
 
 TEST_CASE("session states: beam search's projection rows are the live hypotheses", "[session-states]") {
   Translator translator(testing::fixture_path("tutorial", "model.tfm"));
-  TranslateOptions o;
+  TranslateOptions o = testing::plain_options();
   o.beam_size = 3;
   auto session = translator.begin({"Die Katze schläft."}, o);
   REQUIRE(session->next() == Need::kEncode);

@@ -100,10 +100,10 @@ TEST_CASE("shortlist: decoding with it gives the reference's tokens", "[shortlis
     Translator translator(testing::fixture_path("shortlist", m["file"].get<std::string>()));
     std::vector<std::string> texts;
     for (const json& sentence : m["sentences"]) texts.push_back(sentence["text"]);
-    TranslateOptions greedy;
+    TranslateOptions greedy = testing::plain_options();
     // One request per sentence and one batch of all: the same tokens (the shortlist is per sentence).
     const std::vector<Translation> batched = translator.translate(texts, greedy);
-    TranslateOptions beam;
+    TranslateOptions beam = testing::plain_options();
     beam.beam_size = 4;
     beam.nbest = 4;
     for (size_t i = 0; i < texts.size(); ++i) {
@@ -134,7 +134,7 @@ TEST_CASE("shortlist: off, every word is scored again", "[shortlist]") {
   // The model without a shortlist has golden data of its own (tests/fixtures/marian/golden.json).
   const json plain = json::parse(testing::read_file(testing::fixture_path("marian", "golden.json")));
   Translator translator(testing::fixture_path("shortlist", "model.marian.tfm"));
-  TranslateOptions off;
+  TranslateOptions off = testing::plain_options();
   off.shortlist = false;
   size_t differ = 0;
   for (size_t i = 0; i < plain["sentences"].size(); ++i) {
@@ -148,7 +148,7 @@ TEST_CASE("shortlist: off, every word is scored again", "[shortlist]") {
 
 TEST_CASE("shortlist: a session projects a shortlisted batch on the CPU only", "[shortlist]") {
   Translator translator(testing::fixture_path("shortlist", "model.marian.tfm"));
-  auto session = translator.begin({"Die Katze schläft."}, {});
+  auto session = translator.begin({"Die Katze schläft."}, testing::plain_options());
   REQUIRE(session->next() == TranslationSession::Need::kEncode);
   session->compute_on_cpu();
   REQUIRE(session->next() == TranslationSession::Need::kProject);
@@ -166,7 +166,7 @@ TEST_CASE("shortlist: a session projects a shortlisted batch on the CPU only", "
   const auto expected = golden()["models"]["marian"]["sentences"][2]["greedy"]["tokens"].get<std::vector<int>>();
   CHECK(session->results().at(0).best(0).tokens == expected);
 
-  TranslateOptions off;
+  TranslateOptions off = testing::plain_options();
   off.shortlist = false;
   auto plain = translator.begin({"Die Katze schläft."}, off);
   plain->next();

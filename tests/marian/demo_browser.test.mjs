@@ -81,7 +81,8 @@ test('demo, "Use your own model": a Firefox-style folder (.gz) translates as PyT
     const got = await page.evaluate(async (items) => {
       const out = [];
       for (const s of items) {
-        const r = await window.demoTranslator.translate(s.text, { maxLength: s.matched_max_length, splitSentences: false });
+        const r = await window.demoTranslator.translate(s.text, { maxLength: s.matched_max_length, splitSentences: false,
+          passthrough: false, repetitionGuard: false });
         out.push({ text: r.text, tokens: Array.from(r.tokens) });
       }
       return { out, variant: window.translatorInfo.variant, from: window.demoEntry?.from };
@@ -102,7 +103,8 @@ test('demo, "Use your own model": a Firefox-style folder (.gz) translates as PyT
     const t = await pkg.Translator.create({ model: path.join(PACKAGE_MODELS, `${NAME}.f32.tfm`), threads: 1 });
     try {
       for (let i = 0; i < sentences.length; i++) {
-        const r = await t.translate(sentences[i].text, { maxLength: sentences[i].matched_max_length, splitSentences: false });
+        const r = await t.translate(sentences[i].text, { maxLength: sentences[i].matched_max_length, splitSentences: false,
+          passthrough: false, repetitionGuard: false });
         assert.deepEqual(got.out[i].tokens, Array.from(r.tokens), `sentence ${i}: Chromium on the folder vs Node on the converted .tfm`);
       }
     } finally {

@@ -1,7 +1,7 @@
 // node --test tests/marian/package.test.mjs
 //
 // The npm package runs Marian model folders as downloaded (Translator.create({model: {files}})):
-// the engine imports them in its Worker (wasm/bindings.cc importMarian). For every variant
+// the engine imports them in its Worker (wasm/bindings/marian_import.cc). For every variant
 // tests/marian/make_models.py writes (float32 .bin, intgemm8 .bin with alphas; self-attention and
 // SSRU decoders, post/pre-norm, relu/swish, tied and untied embeddings, separate vocabularies) and
 // two OPUS-MT style folders (.npz, *.vocab.yml tables with shuffled ids, source/target.spm):
@@ -31,6 +31,8 @@ import { loadModels, readBuffer } from './parity.mjs';
 import { MODELS, cannotMakeModels, ensurePackageModels } from './package_models.mjs';
 
 const MATCHED_FACTOR = 1.5;  // Bergamot's max-length-factor at the matched cap (parity.mjs)
+// Bergamot computes the plain model: passthrough and the repetition guard (on by default) off.
+const PLAIN = { passthrough: false, repetitionGuard: false };
 
 function missing() {
   if (!existsSync(path.join(ROOT, 'web', 'dist', 'tformer-mt.wasm'))) return 'web/dist is not built (npm run build in web/)';
@@ -75,7 +77,7 @@ async function translateAll(t, texts, caps) {
     groups.get(caps[i]).push(i);
   });
   for (const [cap, idx] of groups) {
-    const results = await t.translate(idx.map((i) => texts[i]), { maxLength: cap, splitSentences: false });
+    const results = await t.translate(idx.map((i) => texts[i]), { maxLength: cap, splitSentences: false, ...PLAIN });
     idx.forEach((i, j) => { out[i] = { text: results[j].text, tokens: Array.from(results[j].tokens) }; });
   }
   return out;
@@ -134,7 +136,7 @@ test("a Firefox-style folder with its lexical shortlist: the package = the conve
       assert.equal(tr.info.model.marian.summary.shortlist?.file, lex);
       const withList = await translateAll(tr, texts, caps);
       // The option shortlist: false scores every word: the model's own output without the list.
-      const all = await tr.translate(texts[0], { maxLength: caps[0], splitSentences: false, shortlist: false });
+      const all = await tr.translate(texts[0], { maxLength: caps[0], splitSentences: false, shortlist: false, ...PLAIN });
       assert.equal(all.text, plan.sentences[0].matched.text);
       return withList;
     });

@@ -40,8 +40,9 @@ export function loadModels(dir) {
 
 // tformer CLI over lines; `maxLength` 0 = its default rule. Lines are translated as one batch;
 // each sentence keeps its own length limit (per-sentence limits, unlike Marian's batch-wide one).
+// The plain model, as Bergamot computes it: no passthrough, no repetition guard.
 export function tformerTranslate(tformer, model, lines, maxLength = 0) {
-  const args = ['translate', '-m', model, '--no-split', '--threads', '1'];
+  const args = ['translate', '-m', model, '--no-split', '--threads', '1', '--no-passthrough', '--no-repetition-guard'];
   if (maxLength) args.push('--max-length', String(maxLength));
   const r = spawnSync(tformer, args, {input: lines.join('\n') + '\n', encoding: 'utf8', maxBuffer: 64 << 20});
   if (r.status !== 0) throw new Error(`tformer failed (${r.status}): ${r.stderr}`);

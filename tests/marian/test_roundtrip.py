@@ -232,7 +232,8 @@ def run_cli(*args, expect_ok=True):
 def tformer_translate(model_path, lines):
     if not os.path.exists(TFORMER):
         return None
-    r = subprocess.run([TFORMER, "translate", "-m", model_path, "--no-split"], input="\n".join(lines) + "\n",
+    r = subprocess.run([TFORMER, "translate", "-m", model_path, "--no-split", "--no-passthrough", "--no-repetition-guard"],
+                       input="\n".join(lines) + "\n",
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise AssertionError(f"tformer failed on {model_path}:\n{r.stderr}")

@@ -46,7 +46,7 @@ for (const variant of ['st', 'mt']) {
       for (const s of r.sentences) assert.equal(s.alignment, undefined, 'the alignment only when asked for');
     });
     assert.throws(() => t.translate(['<p>ok</p>', '<i>'.repeat(300)], options({ html: true, htmlTranslateCode: false })),
-      /input text 2: HTML elements nest deeper than 256/);
+      /input text 2 cannot be read as HTML: HTML elements nest deeper than 256/);
     // Nesting up to the limit is fine (no stack overflow in wasm's smaller stack), for block
     // elements (each a container) as for inline ones.
     for (const tag of ['div', 'span']) {

@@ -25,7 +25,9 @@ export function fixture(name, file) {
   return path.join(repoRoot, 'tests', 'fixtures', name, file);
 }
 
+// A request's options for the low-level API: every key is optional, a key left out keeps the
+// engine's default (Module.defaultOptions()). The goldens are the plain model's, as its reference
+// implementations compute it: passthrough and the repetition guard (on by default) are off here.
 export function options(overrides = {}) {
-  return { beam: 1, maxLength: 0, nbest: 1, returnScores: true, returnAlignment: false, splitSentences: true, maxInputChars: 100000, maxSentenceTokens: 0,
-    html: false, htmlTranslateCode: false, shortlist: true, ...overrides };
+  return { passthrough: false, repetitionGuard: false, ...overrides };
 }

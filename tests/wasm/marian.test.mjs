@@ -1,4 +1,4 @@
-// Module.importMarian (wasm/bindings.cc) in both variants: a Marian folder's files in, and every
+// Module.importMarian (wasm/bindings/marian_import.cc) in both variants: a Marian folder's files in, and every
 // refusal leaves the bindings one way, an Error named importMarian() with the engine's words apart
 // (`call`, `detail`). Folders that convert, through this binding and the npm package, are
 // tests/marian/package.test.mjs (they need the Python tools to make them).

@@ -1,12 +1,12 @@
 // The lexical shortlist through the wasm module (both variants): a shortlisted batch's projection
 // request says cpuOnly and refuses answers from outside, and the package's decode loop
-// (web/src/webgpu/run_session.js) then leaves it to wasm without giving up its GPU backend.
+// (web/src/run-session.js) then leaves it to wasm without giving up its GPU backend.
 // The decoding itself is tests/core/test_shortlist.cc, which also runs in these modules.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { loadVariant, fixture, options } from './load_module.mjs';
-import { runSession } from '../../web/src/webgpu/run_session.js';
+import { runSession } from '../../web/src/run-session.js';
 
 const golden = JSON.parse(readFileSync(fixture('shortlist', 'golden.json'), 'utf8'));
 const modules = {};

@@ -30,7 +30,8 @@ function golden(name) {
 
 // The native CLI's n-best list: "i ||| text ||| score" lines.
 function nativeNbest(name, texts) {
-  const out = execFileSync(nativeCli, ['translate', '-m', fixture(name, 'model.tfm'), '--beam', '4', '--nbest', '4'],
+  const out = execFileSync(nativeCli, ['translate', '-m', fixture(name, 'model.tfm'), '--beam', '4', '--nbest', '4',
+    '--no-passthrough', '--no-repetition-guard'],
                            { input: texts.join('\n') + '\n', encoding: 'utf8' });
   const lists = texts.map(() => []);
   for (const line of out.trimEnd().split('\n')) {
@@ -84,7 +85,8 @@ test('info() describes the model and the thread count', async () => {
   const t = await translator('mt', 'marian', 2);
   const info = t.info();
   assert.equal(info.threads, 2);
-  assert.equal(info.backend, 'xnnpack');
+  assert.equal(info.kernels, 'xnnpack');
+  assert.equal(info.backend, undefined, '"backend" is where a translation runs, in the npm package');
   assert.equal(info.kernels, 'xnnpack', 'kernels: the kernel library; backend: its deprecated alias');
   assert.equal(info.config.d_model, 32);
   assert.equal(info.config.positional_encoding, 'marian');
@@ -125,7 +127,6 @@ for (const variant of ['st', 'mt']) {
     assert.throws(() => t.translate([42], options()), { message: 'translate(): item 0 is not a string' });
     assert.throws(() => t.translate({}, options()), /takes a string or an array of strings/);
     assert.throws(() => t.translate(['x'], options({ beam: 0 })), /beam size must be between 1 and 64 \(got 0\)/);
-    assert.throws(() => t.translate(['x'], { beam: 1 }), /Missing field/);
     stillWorks();
 
     assert.throws(() => new M.Translator(bytes.subarray(0, bytes.length / 2), 1), /truncated at tensor/);
@@ -146,35 +147,85 @@ for (const variant of ['st', 'mt']) {
   });
 }
 
-test('errors leave the bindings one way: an Error named by the JS call that failed, the engine\'s words apart', async () => {
+test('options: every key optional, left-out keys keep the engine\'s defaults; wrong types and unknown keys refused', async () => {
   const M = modules.st ??= await loadVariant('st');
   const t = await translator('st', 'marian', 1);
-  // message: "call(): detail"; call and detail also as properties.
-  const named = (call, detail) => (e) => {
+  const text = [golden('marian').sentences[2].text];
+  const defaults = M.defaultOptions();
+  assert.deepEqual(Object.keys(defaults), ['beam', 'nbest', 'lengthPenalty', 'maxLengthRatio', 'maxLengthOffset', 'maxLength',
+    'returnAlignment', 'returnScores', 'splitSentences', 'maxBatchTokens', 'maxInputChars', 'maxSentenceTokens', 'passthrough',
+    'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist']);
+  assert.equal(defaults.beam, 1);
+  assert.equal(defaults.returnScores, true);
+  assert.equal(defaults.passthrough, true, 'on by default');
+  assert.equal(defaults.repetitionGuard, true, 'on by default');
+  const plain = t.translate(text, undefined);  // Embind counts arguments: the options are passed, if undefined
+  assert.deepEqual(t.translate(text, {}), plain);
+  assert.deepEqual(t.translate(text, null), plain);
+  assert.deepEqual(t.translate(text, { beam: undefined }), plain, 'undefined is left out');
+  assert.deepEqual(t.translate(text, defaults), plain, 'the defaults are what a left-out key gets');
+  assert.equal(typeof plain[0].sentences[0].score, 'number');
+  assert.equal(plain[0].sentences[0].alignment, undefined);
+  assert.equal(t.translate(text, { returnScores: false })[0].sentences[0].score, undefined);
+  assert.equal(t.translate(text, { returnAlignment: true })[0].sentences[0].alignment.length,
+    plain[0].sentences[0].tokens.length * plain[0].sentences[0].sourceTokens.length);
+  const beam = t.translate(text, { beam: 4, nbest: 2 });
+  assert.equal(beam[0].sentences[0].nbest.length, 2);
+  const refused = (message) => ({ code: 'invalid_argument', phase: 'request', message: `translate(): ${message}` });
+  assert.throws(() => t.translate(text, { beam: '4' }), refused('option \'beam\' must be an integer (got the string "4")'));
+  assert.throws(() => t.translate(text, { beam: 2.5 }), refused('option \'beam\' must be an integer (got number 2.5)'));
+  assert.throws(() => t.translate(text, { maxInputChars: -1 }), refused('option \'maxInputChars\' must be a non-negative integer (got number -1)'));
+  assert.throws(() => t.translate(text, { lengthPenalty: NaN }), refused('option \'lengthPenalty\' must be a number (got number NaN)'));
+  assert.throws(() => t.translate(text, { passthrough: 1 }), refused('option \'passthrough\' must be true or false (got number 1)'));
+  assert.throws(() => t.translate(text, { beamSize: 4 }), { code: 'invalid_argument', message: /^translate\(\): unknown option 'beamSize' \(known: beam, nbest, / });
+  assert.throws(() => t.begin(text, 'fast'), { code: 'invalid_argument', message: 'begin(): options must be an object (got the string "fast")' });
+  // Ranges are the engine's rules.
+  assert.throws(() => t.translate(text, { beam: 2, nbest: 3 }), { code: 'invalid_options', message: /nbest must be between 1 and the beam size 2/ });
+  assert.deepEqual(M.limits(), { maxBeam: 64, maxThreads: 256 });
+});
+
+test('errors leave the bindings one way: a JS Error worded for JS, with the engine\'s code, phase and detail', async () => {
+  const M = modules.st ??= await loadVariant('st');
+  const t = await translator('st', 'marian', 1);
+  // The engine's error as properties (call, code, phase, detail, input); the message worded from them.
+  const refused = (call, code, phase, detail, input) => (e) => {
     assert.ok(e instanceof Error);
-    assert.equal(e.call, call);
+    assert.deepEqual([e.call, e.code, e.phase], [call, code, phase]);
     if (typeof detail === 'string') assert.equal(e.detail, detail);
     else assert.match(e.detail, detail);
-    assert.equal(e.message, `${call}(): ${e.detail}`);
+    assert.equal(e.input, input);
+    const subject = input === undefined ? '' : `input text ${input + 1} `;
+    assert.equal(e.message, `${call}(): ${subject}${e.detail}`);
     return true;
   };
-  assert.throws(() => t.translate([42], options()), named('translate', 'item 0 is not a string'));
-  assert.throws(() => t.begin([42], options()), named('begin', 'item 0 is not a string'), 'begin() is not called translate()');
-  assert.throws(() => t.begin({}, options()), named('begin', 'takes a string or an array of strings'));
-  assert.throws(() => t.begin(['x'], options({ beam: 0 })), named('begin', 'invalid translate options: beam size must be between 1 and 64 (got 0)'));
-  assert.throws(() => t.begin(['a\uDC00'], options()), named('begin', 'input text 1 is not valid Unicode: lone UTF-16 surrogate at index 1'));
-  assert.throws(() => t.translate(['x'.repeat(11)], options({ maxInputChars: 10 })), named('translate', /^input text 1 has 11 characters/));
-  assert.throws(() => t.tensorView('no.such.tensor'), named('tensorView', /no\.such\.tensor/));
-  assert.throws(() => new M.Translator(new Uint8Array(0), 1), named('new Translator', /too small for a \.tfm model/));
-  assert.throws(() => new M.Translator(new ArrayBuffer(8), 1), named('new Translator', 'the model must be given as a Uint8Array holding a .tfm file'));
-  // The session's calls: the engine's message names the call itself, in its JS name.
+  assert.throws(() => t.translate([42], options()), refused('translate', 'invalid_argument', 'request', 'item 0 is not a string'));
+  assert.throws(() => t.begin([42], options()), refused('begin', 'invalid_argument', 'request', 'item 0 is not a string'), 'begin() is not called translate()');
+  assert.throws(() => t.begin({}, options()), refused('begin', 'invalid_argument', 'request', 'takes a string or an array of strings'));
+  assert.throws(() => t.begin(['x'], options({ beam: 0 })),
+    refused('begin', 'invalid_options', 'request', 'invalid translate options: beam size must be between 1 and 64 (got 0)'));
+  assert.throws(() => t.begin(['ok', 'a\uDC00'], options()),
+    refused('begin', 'invalid_text', 'request', 'is not valid Unicode: lone UTF-16 surrogate at index 1', 1));
+  assert.throws(() => t.translate(['x'.repeat(11)], options({ maxInputChars: 10 })),
+    refused('translate', 'text_too_long', 'request', 'has 11 characters, more than the limit of 10 per input', 0));
+  assert.throws(() => t.tensorView('no.such.tensor'), refused('tensorView', 'internal', 'translate', /no\.such\.tensor/));
+  assert.throws(() => new M.Translator(new Uint8Array(0), 1), refused('new Translator', 'invalid_model', 'load', /too small for a \.tfm model/));
+  assert.throws(() => new M.Translator(new ArrayBuffer(8), 1),
+    refused('new Translator', 'invalid_argument', 'load', 'the model must be given as a Uint8Array holding a .tfm file'));
+  // The session's calls: named by their JS names, with the calls that fit the session's state.
   const s = t.begin(['Hallo Welt.'], options());
   try {
+    assert.throws(() => s.computeOnCpu(), { call: 'computeOnCpu', code: 'wrong_state', phase: 'compute_on_cpu',
+      message: 'computeOnCpu() has no request to answer (call next())' });
     assert.equal(s.next().kind, 'encode');
-    assert.throws(() => s.provideLogits(new Float32Array(4)), (e) => e.call === 'provideLogits' && e.message === e.detail &&
-      e.message === 'provideLogits() needs a projection request, but an encode request is pending');
-    assert.throws(() => s.provideEncoderOutput([1]), (e) => e.call === 'provideEncoderOutput' && e.message === 'provideEncoderOutput() takes a Float32Array');
-    assert.throws(() => s.results(), (e) => e.call === 'results' && /^results\(\): the translation is not finished/.test(e.message));
+    assert.throws(() => s.provideLogits(new Float32Array(4)), { call: 'provideLogits', code: 'wrong_state', phase: 'provide_logits',
+      detail: 'needs a projection request, but an encode request is pending',
+      message: 'provideLogits() needs a projection request, but an encode request is pending' });
+    assert.throws(() => s.next(), { code: 'wrong_state',
+      message: 'next() cannot go on: the pending encode request has no answer yet (call provideEncoderOutput() or computeOnCpu())' });
+    assert.throws(() => s.provideEncoderOutput([1]), { call: 'provideEncoderOutput', code: 'invalid_values',
+      message: 'provideEncoderOutput() takes a Float32Array' });
+    assert.throws(() => s.results(), { call: 'results', code: 'wrong_state',
+      message: 'results() cannot be had yet: the translation is not finished (call next())' });
   } finally {
     s.delete();
   }
@@ -212,18 +263,18 @@ for (const variant of ['st', 'mt']) {
     assert.throws(() => s.provideLogits(new Float32Array(4)), { message: 'provideLogits() needs a projection request, but an encode request is pending' });
     assert.throws(() => s.next(), /the pending encode request has no answer yet/);
     assert.throws(() => s.provideEncoderOutput([1, 2]), { message: 'provideEncoderOutput() takes a Float32Array' });
-    assert.throws(() => s.provideEncoderOutput(new Float32Array(3)), /3 values given, \d+ expected \(batch 1 x length \d+ x d_model 32\)/);
+    assert.throws(() => s.provideEncoderOutput(new Float32Array(3)), /provideEncoderOutput\(\) got 3 values, \d+ expected \(batch 1 x length \d+ x d_model 32\)/);
     s.computeOnCpu();
     need = s.next();
     assert.equal(need.kind, 'project');
     s.computeOnCpu();
-    assert.throws(() => s.computeOnCpu(), /computeOnCpu\(\): no request is pending \(call next\(\) first\)/);
+    assert.throws(() => s.computeOnCpu(), { message: 'computeOnCpu() has no request to answer (call next())' });
     need = s.next();
     assert.equal(need.candidates, 1, 'greedy search needs the best candidate of each row');
-    assert.throws(() => s.provideCandidates(new Float32Array(3)), { message: `provideCandidates(): 3 values given, ${need.rows * 5} expected (${need.rows} rows x (3 + 2 x 1 candidates))` });
+    assert.throws(() => s.provideCandidates(new Float32Array(3)), { message: `provideCandidates() got 3 values, ${need.rows * 5} expected (${need.rows} rows x (3 + 2 x 1 candidates))` });
     const logits = new Float32Array(need.rows * 256).fill(NaN);
-    assert.throws(() => s.provideLogits(logits), { message: 'provideLogits(): value 0 is NaN' });
-    assert.throws(() => s.results(), { message: "results(): the translation is not finished (next() has not returned kind 'done')" });
+    assert.throws(() => s.provideLogits(logits), { message: 'provideLogits() got NaN as value 0' });
+    assert.throws(() => s.results(), { message: 'results() cannot be had yet: the translation is not finished (call next())' });
     s.computeOnCpu();
     while (s.next().kind !== 'done') s.computeOnCpu();
     assert.equal(s.results()[0].text, expected[0].text);

@@ -21,7 +21,8 @@ const chromium = playwrightChromium();
 const problems = browserTestProblems(chromium);
 
 function nativeTranslation(modelFile, text) {
-  return execFileSync(nativeCli, ['translate', '-m', modelFile], { input: `${text}\n`, encoding: 'utf8' }).replace(/\n$/, '');
+  return execFileSync(nativeCli, ['translate', '-m', modelFile, '--no-passthrough', '--no-repetition-guard'],
+    { input: `${text}\n`, encoding: 'utf8' }).replace(/\n$/, '');
 }
 
 const modelRequests = (requests) => [...requests].filter(([p]) => p.endsWith('.tfm')).reduce((n, [, c]) => n + c, 0);

@@ -58,7 +58,8 @@ after(async () => {
 });
 
 function cli(modelFile, text) {
-  return execFileSync(nativeCli, ['translate', '-m', modelFile], { input: `${text}\n`, encoding: 'utf8' }).replace(/\n$/, '');
+  return execFileSync(nativeCli, ['translate', '-m', modelFile, '--no-passthrough', '--no-repetition-guard'],
+    { input: `${text}\n`, encoding: 'utf8' }).replace(/\n$/, '');
 }
 
 async function open(context, url) {
@@ -93,7 +94,7 @@ const waitForOutputOf = (page, text, timeout = 60_000) => page.waitForFunction((
 test('the shipped models: domain note, examples, folder names, rendered card, no failed request, warm start, typing restarts nothing',
   { skip: problems.join('; ') || false, timeout: 600_000 }, async (t) => {
     const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-    // ?plain: the model's own output (no pass-through, no repetition guard), as the CLI gives it.
+    // ?plain: the model's own output, as the CLI gives it with --no-passthrough --no-repetition-guard.
     const { page, failures } = await open(context, `${realServer.url}?sw=off&plain`);
     await waitForState(page, 'done');
     const entry = await page.evaluate(() => window.demoEntry);

@@ -10,12 +10,37 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fixturePath, golden, importPackage, webDir } from './helpers.mjs';
+import { PLAIN, fixturePath, golden, importPackage, webDir } from './helpers.mjs';
 
 const pkg = await importPackage();
 const { Translator, ModelLoadError, ModelFormatError, InvalidTextError, TranslatorDisposedError } = pkg;
 const scratch = mkdtempSync(path.join(tmpdir(), 'tformer-errors-'));
 process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+
+test('a download that fails offline: ModelLoadError with offline: true (callers need not read the message)', async () => {
+  const { loadModel } = await import('../../web/src/model-loader.js');
+  const { detectEnvironment } = await import('../../web/src/environment.js');
+  const env = detectEnvironment();
+  const saved = { fetch: globalThis.fetch, navigator: Object.getOwnPropertyDescriptor(globalThis, 'navigator') };
+  globalThis.fetch = async () => { throw new TypeError('Failed to fetch'); };
+  const url = 'https://models.example/none.tfm';
+  try {
+    for (const onLine of [false, true]) {
+      Object.defineProperty(globalThis, 'navigator', { value: { onLine }, configurable: true, writable: true });
+      await assert.rejects(loadModel({ model: url, cache: false }, env), (e) => {
+        assert.ok(e instanceof ModelLoadError);
+        assert.equal(e.offline, !onLine);
+        assert.equal(e.model, url);
+        assert.match(e.message, onLine ? /Failed to fetch/ : /offline: this model is not in the cache yet/);
+        return true;
+      });
+    }
+  } finally {
+    globalThis.fetch = saved.fetch;
+    if (saved.navigator) Object.defineProperty(globalThis, 'navigator', saved.navigator);
+    else delete globalThis.navigator;
+  }
+});
 
 test('a missing file: ModelLoadError naming it, with the OS reason', async () => {
   const missing = path.join(scratch, 'none.tfm');
@@ -66,7 +91,7 @@ test('invalid text: InvalidTextError with the input and the position; the transl
     await assert.rejects(t.translate(['fine', 'x\uDC00']), { name: 'InvalidTextError', input: 1, position: 1 });
     // A surrogate pair (an emoji) is valid.
     const g = golden('marian').sentences[0];
-    assert.equal((await t.translate(g.text)).text, g.greedy.text);
+    assert.equal((await t.translate(g.text, PLAIN)).text, g.greedy.text);
     await t.translate('\u{1F600}');
   } finally {
     t.dispose();
@@ -101,7 +126,7 @@ test('CommonJS: require() and await import() both load the package and translate
         if (e.code !== 'ERR_REQUIRE_ESM') throw e;
       }
       const t = await viaRequire.Translator.create({ model: ${JSON.stringify(fixturePath('marian'))} });
-      console.log((await t.translate(${JSON.stringify(g.text)})).text);
+      console.log((await t.translate(${JSON.stringify(g.text)}, ${JSON.stringify(PLAIN)})).text);
       t.dispose();
     })().catch((e) => { console.error(e); process.exit(1); });
   `);

@@ -41,6 +41,11 @@ export function browserTestProblems(chromium) {
   ].filter(Boolean);
 }
 
+// translate() options for the plain model, as the references (PyTorch, Bergamot, the CLI with
+// --no-passthrough --no-repetition-guard) compute it: passthrough and the repetition guard are on
+// by default.
+export const PLAIN = Object.freeze({ passthrough: false, repetitionGuard: false });
+
 export function fixturePath(name, file = 'model.tfm') {
   return path.join(repoRoot, 'tests', 'fixtures', name, file);
 }

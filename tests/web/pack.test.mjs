@@ -46,7 +46,7 @@ test('npm pack: the tarball installs into an empty folder and translates', { tim
       const model = process.argv[2];
       for (const variant of ['threaded', 'single']) {
         const t = await Translator.create({ model, variant });
-        const r = await t.translate(${JSON.stringify(g.sentences.map((s) => s.text))}, { alignment: true });
+        const r = await t.translate(${JSON.stringify(g.sentences.map((s) => s.text))}, { alignment: true, passthrough: false, repetitionGuard: false });
         console.log(JSON.stringify({ variant: t.info.variant, files: t.info.files, texts: r.map((x) => x.text), tokens: r.map((x) => Array.from(x.tokens)) }));
         t.dispose();
       }

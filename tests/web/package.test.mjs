@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { detectEnvironment } from '../../web/src/environment.js';
-import { fixtureBytes, fixturePath, golden, importPackage, MemoryCache } from './helpers.mjs';
+import { PLAIN, fixtureBytes, fixturePath, golden, importPackage, MemoryCache } from './helpers.mjs';
 
 let pkg;
 const open = [];
@@ -28,7 +28,7 @@ for (const variant of ['threaded', 'single']) {
       assert.equal(t.info.variant, variant);
       assert.equal(t.info.threads, variant === 'threaded' ? 2 : 1);
       const g = golden(name);
-      const results = await t.translate(g.sentences.map((s) => s.text));
+      const results = await t.translate(g.sentences.map((s) => s.text), PLAIN);
       results.forEach((r, i) => {
         const want = g.sentences[i].greedy;
         assert.equal(r.text, want.text, `${name} sentence ${i}`);
@@ -36,7 +36,7 @@ for (const variant of ['threaded', 'single']) {
         assert.ok(Math.abs(r.score - want.score) < 1e-4, `${name} sentence ${i} score ${r.score} vs ${want.score}`);
       });
       // beam 4 n-best against the reference too
-      const beam = await t.translate(g.sentences[0].text, { beam: 4, nbest: 4 });
+      const beam = await t.translate(g.sentences[0].text, { beam: 4, nbest: 4, ...PLAIN });
       assert.deepEqual(beam.sentences[0].nbest.map((h) => Array.from(h.tokens)), g.sentences[0].beam.map((h) => h.tokens));
       t.dispose();
     }
@@ -67,7 +67,7 @@ test('info says what runs; auto in Node is wasm', async () => {
   assert.ok(info.memory.wasmBytes > info.load.bytes);
   assert.equal(info.memory.gpuWeightBytes, 0);
   assert.equal(info.memory.keptModelBytes, info.load.bytes);
-  const r = await t.translate('Die Katze schläft.');
+  const r = await t.translate('Die Katze schläft.', PLAIN);
   assert.equal(r.timings.backend, 'wasm');
   assert.equal(r.timings.gpu, null);
   const auto = await create({ model: fixtureBytes('marian') });
@@ -147,7 +147,7 @@ test('result shape: tokens, score, timings, alignment ready to draw', async () =
   for (const key of ['queueMs', 'translateMs', 'totalMs', 'targetTokens', 'tokensPerSecond']) assert.equal(typeof r.timings[key], 'number', key);
   assert.equal(r.timings.targetTokens, r.tokens.length);
   assert.ok(r.timings.totalMs >= r.timings.translateMs);
-  assert.equal((await t.translate('Die Katze schläft.')).alignment, undefined, 'no alignment unless asked');
+  assert.equal((await t.translate('Die Katze schläft.', PLAIN)).alignment, undefined, 'no alignment unless asked');
 
   // Two sentences: their matrices on the diagonal of the paragraph's alignment.
   const two = await t.translate(`${g.sentences[0].text} ${g.sentences[2].text}`, { alignment: true });
@@ -188,7 +188,7 @@ test('bad input: clear errors, and the translator keeps working', async () => {
 
   const t = await create({ model: bytes });
   const expected = golden('marian').sentences[2].greedy.text;
-  const stillWorks = async () => assert.equal((await t.translate('Die Katze schläft.')).text, expected);
+  const stillWorks = async () => assert.equal((await t.translate('Die Katze schläft.', PLAIN)).text, expected);
 
   const empty = await t.translate('');
   assert.deepEqual([empty.text, empty.sentences.length, empty.tokens.length, empty.score], ['', 0, 0, 0]);
@@ -247,7 +247,7 @@ test('abort: a queued request is removed, a running one is stopped and the engin
   const queued = new AbortController();
   const first = t.translate(huge);
   const second = t.translate('Die Katze schläft.', { signal: queued.signal });
-  const third = t.translate('Warum?');
+  const third = t.translate('Warum?', PLAIN);
   queued.abort();
   await assert.rejects(second, { name: 'AbortError' });
   assert.equal((await first).sentences.length, 3000);
@@ -261,14 +261,14 @@ test('abort: a queued request is removed, a running one is stopped and the engin
   const running = new AbortController();
   const t0 = performance.now();
   const long = t.translate(huge, { signal: running.signal });
-  const after = t.translate('Die Katze schläft.');
+  const after = t.translate('Die Katze schläft.', PLAIN);
   setTimeout(() => running.abort(), Math.min(100, fullMs / 4));
   await assert.rejects(long, { name: 'AbortError' });
   const abortedMs = performance.now() - t0;
   assert.ok(abortedMs < fullMs * 0.75, `the abort took ${abortedMs.toFixed(0)} ms, a full translation ${fullMs.toFixed(0)} ms`);
   assert.equal((await after).text, golden('marian').sentences[2].greedy.text, 'the queued request runs on the fresh engine');
   assert.equal(t.info.restarts, 1);
-  const again = await t.translate(golden('marian').sentences.map((s) => s.text));
+  const again = await t.translate(golden('marian').sentences.map((s) => s.text), PLAIN);
   assert.deepEqual(again.map((r) => r.text), expectedGreedy('marian').map((g) => g.text));
 });
 
@@ -355,7 +355,7 @@ test('model download: progress events, cache, sha256 refusal and re-fetch', asyn
     assert.equal(first.info.model.sha256, server.sha256);
     assert.equal(cache.entries.size, 1);
     const expected = golden('marian').sentences[2].greedy.text;
-    assert.equal((await first.translate('Die Katze schläft.')).text, expected);
+    assert.equal((await first.translate('Die Katze schläft.', PLAIN)).text, expected);
 
     // Second visit: from the cache, no request.
     const cachedEvents = [];
@@ -363,7 +363,7 @@ test('model download: progress events, cache, sha256 refusal and re-fetch', asyn
     assert.equal(server.requests, 1, 'no download the second time');
     assert.equal(second.info.load.fromCache, true);
     assert.deepEqual(cachedEvents[0], { phase: 'loaded', loaded: size, total: size, fromCache: true });
-    assert.equal((await second.translate('Die Katze schläft.')).text, expected);
+    assert.equal((await second.translate('Die Katze schläft.', PLAIN)).text, expected);
 
     // A corrupted cache entry is refused and the model downloaded again.
     const entry = cache.entries.get(server.url);
@@ -410,7 +410,7 @@ test('model download: progress events, cache, sha256 refusal and re-fetch', asyn
     assert.equal(pkg.findModels(registry, { from: 'en' }).length, 0);
     const viaRegistry = await create({ model: registry.models[0], cache });
     assert.equal(viaRegistry.info.model.sha256, server.sha256);
-    assert.equal((await viaRegistry.translate('Die Katze schläft.')).text, expected);
+    assert.equal((await viaRegistry.translate('Die Katze schläft.', PLAIN)).text, expected);
     assert.throws(() => pkg.parseRegistry({ format: 'tformer-registry', version: 1, models: [{ id: 'x' }] }, server.base), /model 0 has no 'from'/);
     assert.throws(() => pkg.parseRegistry({ models: [] }, server.base), /is not a tformer registry/);
   } finally {
@@ -426,14 +426,14 @@ test('the model bytes given are copied: the caller may reuse its buffer, restart
   const long = t.translate('Hund Katze spielen im Schnee. '.repeat(3000), { signal: controller.signal });
   setTimeout(() => controller.abort(), 50);
   await assert.rejects(long, { name: 'AbortError' });
-  assert.equal((await t.translate('Die Katze schläft.')).text, golden('marian').sentences[2].greedy.text);
+  assert.equal((await t.translate('Die Katze schläft.', PLAIN)).text, golden('marian').sentences[2].greedy.text);
   assert.equal(t.info.restarts, 1);
 });
 
 test('a Worker that dies under a translation fails that request; the next one gets a fresh engine', async () => {
   const t = await create({ model: fixturePath('marian'), variant: 'single' });
   const long = t.translate('Hund Katze spielen im Schnee. '.repeat(3000));
-  const queued = t.translate('Die Katze schläft.');
+  const queued = t.translate('Die Katze schläft.', PLAIN);
   await new Promise((resolve) => setTimeout(resolve, 50));
   t.host.worker.terminate();  // as if the engine ran out of memory: the thread is gone
   await assert.rejects(long, { name: 'EngineStoppedError', message: /the translation engine stopped: its worker thread exited/ });

@@ -32,7 +32,8 @@ async function translateInPage({ model, variant, lines, beams }) {
   try {
     const outputs = {};
     for (const beam of beams) {
-      const results = await t.translate(lines, { beam });
+      // The plain model, as the references compute it (passthrough and the guard are on by default).
+      const results = await t.translate(lines, { beam, passthrough: false, repetitionGuard: false });
       outputs[beam] = results.map((r) => ({ text: r.text, tokens: Array.from(r.tokens) }));
     }
     return { relaxedSimd: detectEnvironment().relaxedSimd, variant: t.info.variant, warnings: t.info.warnings, outputs };

@@ -1,11 +1,11 @@
-// translate()'s passthrough and repetitionGuard (off by default): numbers, emoji, URLs and
-// e-mail addresses come out of a real model's translation as they went in; loops of the looping
-// test model are stopped; the options are checked like the others.
+// translate()'s passthrough and repetitionGuard (on by default): numbers, emoji, URLs and e-mail
+// addresses come out of a real model's translation as they went in; loops of the looping test
+// model are stopped; `false` gives the model's own output; the options are checked like the others.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fixturePath, golden, importPackage, repoRoot } from './helpers.mjs';
+import { PLAIN, fixturePath, golden, importPackage, repoRoot } from './helpers.mjs';
 
 const { Translator } = await importPackage();
 const shipped = path.join(repoRoot, 'models', 'tiny.deen', 'model.tfm');
@@ -31,28 +31,35 @@ test('passthrough on the shipped de->en model: each span once, exactly as typed'
       ['Das Wetter ist ☀️ heute.', ['☀️']],
       ['Der Preis beträgt 12,50 €.', ['12,50 €']],
       ['Schreib mir an anna@example.org oder besuche https://example.org/hilfe.', ['anna@example.org', 'https://example.org/hilfe']],
+      ['Ruf mich unter 0171 2345678 an.', ['0171 2345678']],
+      ['Mehr auf https://example.com.', ['https://example.com']],
     ];
     for (const [text, spans] of cases) {
-      const out = (await tr.translate(text, { passthrough: true })).text;
+      const out = (await tr.translate(text)).text;  // on by default
       for (const s of spans) assert.equal(out.split(s).length - 1, 1, `"${s}" once in "${out}"`);
-      t.diagnostic(`"${text}" -> "${out}" (without: "${(await tr.translate(text)).text}")`);
+      assert.equal((await tr.translate(text, { passthrough: true, repetitionGuard: true })).text, out);
+      t.diagnostic(`"${text}" -> "${out}" (without: "${(await tr.translate(text, PLAIN)).text}")`);
     }
+    // A span that closes the sentence closes the translation.
+    const closing = (await tr.translate('Es kostet nichts, gefunden zu werden 😀.')).text;
+    assert.match(closing, / 😀\.$/, closing);
     const plain = 'Zwei Kinder spielen im Park.';
-    assert.equal((await tr.translate(plain, { passthrough: true })).text, (await tr.translate(plain)).text);
+    assert.equal((await tr.translate(plain)).text, (await tr.translate(plain, PLAIN)).text);
   } finally {
     tr.dispose();
   }
 });
 
-test('repetitionGuard: the looping test model loops no more; off by default', async () => {
+test('repetitionGuard: the looping test model loops no more; on by default', async () => {
   const tr = await Translator.create({ model: fixturePath('marian') });
   try {
     const g = golden('marian');
     const texts = g.sentences.map((s) => s.text);
-    const plain = await tr.translate(texts);
-    assert.deepEqual(plain.map((r) => Array.from(r.tokens)), g.sentences.map((s) => s.greedy.tokens), 'off by default: the reference output');
+    const plain = await tr.translate(texts, PLAIN);
+    assert.deepEqual(plain.map((r) => Array.from(r.tokens)), g.sentences.map((s) => s.greedy.tokens), 'off: the reference output');
     assert.ok(plain.some((r) => hasLoop(Array.from(r.tokens))), 'the test model loops');
-    const guarded = await tr.translate(texts, { repetitionGuard: true });
+    const guarded = await tr.translate(texts, { passthrough: false });  // the guard on by default
+    assert.deepEqual(guarded.map((r) => r.text), (await tr.translate(texts, { passthrough: false, repetitionGuard: true })).map((r) => r.text));
     for (const r of guarded) assert.equal(hasLoop(Array.from(r.tokens)), false, r.text);
     await assert.rejects(tr.translate('x', { passthrough: 'yes' }), { name: 'TypeError', message: /option 'passthrough' must be true or false/ });
     await assert.rejects(tr.translate('x', { repetitionGuard: 1 }), { name: 'TypeError', message: /option 'repetitionGuard' must be true or false/ });

@@ -30,7 +30,7 @@ import { nodeRuntime } from './node_gpu.mjs';
 import { largeModel, germanSentences } from './models.mjs';
 import { loadVariant, options as translateOptions } from '../wasm/load_module.mjs';
 import { WebGpuBackend } from '../../web/src/webgpu/backend.js';
-import { runSession } from '../../web/src/webgpu/run_session.js';
+import { runSession } from '../../web/src/run-session.js';
 
 const { values: args } = parseArgs({
   options: {

@@ -3,7 +3,7 @@
 // and the session loop with the WebGPU backend answering, optionally with a simulated GPU failure
 // mid-translation. Returns plain data (it crosses from a page to node) for the tests to assert on.
 import { WebGpuBackend } from '../../web/src/webgpu/backend.js';
-import { runSession } from '../../web/src/webgpu/run_session.js';
+import { runSession } from '../../web/src/run-session.js';
 import { GpuOutOfMemoryError } from '../../web/src/webgpu/runtime.js';
 
 // The parts of a result that must agree: texts, and per sentence the best hypothesis's tokens and

@@ -1,7 +1,6 @@
 // The demo page: pick a direction from the model registry, type, and read the translation and
 // the attention behind it. Everything runs through the package's public API (../src/index.js).
-import { Translator, loadRegistry, withVariant, describeAdapter } from '../src/index.js';
-import { paragraphAlignment } from '../src/alignment.js';
+import { Translator, loadRegistry, withVariant, describeAdapter, chunksOf, paragraphAlignment } from '../src/index.js';
 import { drawHeatmap } from './heatmap.js';
 import { renderMarkdown } from './markdown.js';
 import { setupOwnModel } from './own-model.js';
@@ -25,16 +24,10 @@ const EXAMPLES = {
     'My brother lives in Berlin.', 'I am going to the cinema tomorrow.'],
 };
 const DEBOUNCE_MS = 250;
-// A translation that became stale (the text changed while it ran) is left to finish, and its
-// successor starts right after: stopping a running one terminates the engine's Worker (a wasm
-// call cannot be interrupted) and starts a new engine, which costs more than a short
-// translation. Input of up to CHUNK_CHARS characters always finishes (typing never restarts the
-// engine); longer input stops at its next chunk; only one long chunk (a sentence of more than
-// CHUNK_CHARS characters) that has run this long is stopped by a restart.
-const RESTART_AFTER_MS = 1500;
-// Longer inputs are translated in chunks of whole sentences of about this many characters, so
-// that results appear as they finish, progress shows, and Stop ends the work between chunks.
-const CHUNK_CHARS = 400;
+// Every translation of the text box is a request with this key that supersedes the earlier ones
+// (translateStream's `key` and `supersede`): a stale one is dropped at its next chunk of about
+// CHUNK_CHARS characters, the engine never restarted for it, and its successor runs right after.
+const SOURCE_KEY = 'source';
 // Test sets of the models' eval.json, as the page names them (in this order).
 const SET_NAMES = { 'multi30k-test2016': 'Multi30k image captions', 'flores-devtest': 'FLORES (Wikipedia)', newstest2019: 'WMT news 2019',
   newstest2020: 'WMT news 2020' };
@@ -42,16 +35,15 @@ const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
 const language = (code) => { try { return languageNames.of(code); } catch { return code; } };
 const params = new URLSearchParams(location.search);
 // Numbers, emoji, URLs and unknown characters pass through, and decoding loops are stopped
-// (translate()'s passthrough and repetitionGuard); ?plain shows the model's own output, as the
-// CLI gives it (the browser tests compare the two).
+// (translate()'s passthrough and repetitionGuard, on by default); ?plain shows the model's own
+// output, as `tformer translate --no-passthrough --no-repetition-guard` gives it (the browser tests
+// compare the two).
 const PLAIN = params.has('plain');
 
 let registry = null;
 let translator = null;
 let loadToken = 0;       // which model load is current (a newer selection supersedes an older one)
-let job = null;          // the translation running: {text, beam, cancelled, stopped, controller, requestStarted, killTimer}
-let waiting = false;     // a newer text waits for `job` to end
-let idleWaiters = [];    // resolved when no translation runs or waits
+let job = null;          // the newest translation: {text, beam, translator, controller, stopped, ended, done}
 let debounce = 0;
 let softwareGpu = null;  // the page's WebGPU adapter is a software one: its description
 
@@ -294,104 +286,47 @@ async function selectModel(base) {
     ui.engine.textContent = `model ${entry.id}: not loaded`;
     ui.compute.textContent = 'compute: none (no model loaded)';
     ui.warnings.hidden = true;
-    const offline = navigator.onLine === false && /offline: /.test(e.message);
+    const offline = e?.offline === true;
     showError(offline ? `offline: this model (${entry.id}, ${entry.weights ?? 'model'} ${mib(entry.size)}) is not in the cache yet. ` +
       'Connect once to download it; the models opened before work offline.' : `The model could not be loaded: ${e.message}`);
   }
 }
 
-// ---- translations: one job at a time; a stale one finishes unless it runs long ----
+// ---- translations: the newest text's request supersedes the older ones ----
 
 function beam() {
   return Number(ui.beam.value);
 }
 
-/** Translates the source text, now or as soon as the running translation ends. */
+/** Translates the source text; an older translation still running or queued is superseded. */
 function requestTranslation() {
   clearTimeout(debounce);
   if (!translator) return;
   const text = ui.source.value;
-  if (job) {
-    if (!job.cancelled && job.text === text && job.beam === beam()) return;  // already on it
-    retire(job);
-    waiting = true;
-    return;
-  }
+  if (job && !job.ended && job.text === text && job.beam === beam() && job.translator === translator) return;  // already on it
   startJob(text);
-}
-
-// The running job's text is outdated: it ends at its next chunk; a single chunk longer than
-// CHUNK_CHARS still running after RESTART_AFTER_MS is aborted (which restarts the engine).
-function retire(j) {
-  if (j.cancelled) return;
-  j.cancelled = true;
-  if (j.chunks !== 1 || j.text.length <= CHUNK_CHARS) return;
-  const ranFor = performance.now() - j.requestStarted;
-  if (ranFor >= RESTART_AFTER_MS) j.controller.abort();
-  else j.killTimer = setTimeout(() => j.controller.abort(), RESTART_AFTER_MS - ranFor);
 }
 
 // A model change: the old translator goes, with whatever ran on it.
 function dropJob() {
-  if (job) {
-    job.cancelled = true;
-    clearTimeout(job.killTimer);
-    job.controller.abort();
-  }
+  if (job && !job.ended) job.controller.abort();
   job = null;
-  waiting = false;
   ui.work.hidden = true;
-  for (const resolve of idleWaiters.splice(0)) resolve();
 }
 
-function whenIdle() {
-  if (!job && !waiting) return Promise.resolve();
-  return new Promise((resolve) => idleWaiters.push(resolve));
+/** Resolves when the newest translation has ended (a newer one started meanwhile is waited for too). */
+async function whenIdle() {
+  while (job && !job.ended) await job.done;
 }
 
-async function startJob(text) {
-  const j = { text, beam: beam(), cancelled: false, stopped: false, controller: new AbortController(), requestStarted: performance.now(),
-    killTimer: 0, translator, chunks: 0 };
+function startJob(text) {
+  const j = { text, beam: beam(), translator, controller: new AbortController(), stopped: false, ended: false, done: null };
   job = j;
-  ui.work.hidden = true;
   setState('translating');
-  try {
-    await runJob(j);
-  } finally {
-    clearTimeout(j.killTimer);
-    if (job === j) {
-      job = null;
-      if (!j.stopped) ui.work.hidden = true;  // a stopped job keeps saying how far it got
-      if (waiting && translator) {
-        waiting = false;
-        startJob(ui.source.value);
-      } else {
-        waiting = false;
-        for (const resolve of idleWaiters.splice(0)) resolve();
-      }
-    }
-  }
-}
-
-// Whole sentences (Intl.Segmenter) grouped into chunks of about CHUNK_CHARS; a short input is
-// one chunk, translated exactly as given (the engine splits its sentences itself).
-function chunksOf(text, lang) {
-  if (text.length <= CHUNK_CHARS || typeof Intl.Segmenter !== 'function') return [{ text, sentences: 1, separator: '' }];
-  const chunks = [];
-  let current = '', count = 0;
-  const flush = () => {
-    if (current.trim()) chunks.push({ text: current.trim(), sentences: count, separator: /\n/.test(current.slice(current.trimEnd().length)) ? '\n' : ' ' });
-    current = '';
-    count = 0;
-  };
-  for (const { segment } of new Intl.Segmenter(lang, { granularity: 'sentence' }).segment(text)) {
-    current += segment;
-    if (segment.trim()) count++;
-    if (current.length >= CHUNK_CHARS || /\n\s*$/.test(segment)) flush();
-  }
-  flush();
-  chunks.at(-1).separator = '';
-  return chunks;
+  j.done = runJob(j).finally(() => {
+    j.ended = true;
+    if (job === j && !j.stopped) ui.work.hidden = true;  // a stopped job keeps saying how far it got
+  });
 }
 
 function showWork(done, total, j) {
@@ -404,107 +339,79 @@ function showWork(done, total, j) {
   ui.stop.hidden = j.stopped;
 }
 
+// The text through translateStream(): the output grows sentence by sentence; a long text (more
+// than one chunk) shows its progress and can be stopped.
 async function runJob(j) {
   const entry = window.demoEntry;
   const chunks = chunksOf(j.text, entry?.from);
-  j.chunks = chunks.length;
   const total = chunks.reduce((n, c) => n + c.sentences, 0);
-  const results = [];
-  let text = '', done = 0, ms = 0, tokens = 0, backend = 'wasm';
-  j.showWork = chunks.length > 1 ? () => showWork(done, total, j) : null;
+  const sentences = [];
+  let text = '';
+  const current = () => job === j && j.translator === translator;
+  j.showWork = chunks.length > 1 ? () => showWork(Math.min(sentences.length, total), total, j) : null;
   if (j.showWork) {
-    // The timing and the heat map shown belong to an earlier text; results now come in chunks.
+    // The timing and the heat map shown belong to an earlier text; results now come in sentence by sentence.
     ui.timing.textContent = '';
     drawHeatmap(ui.heatmap, null);
     j.showWork();
   }
   // A single chunk that runs long (one very long sentence) gets the Stop button too.
   const slow = setTimeout(() => {
-    if (j.showWork || job !== j || j.cancelled) return;
+    if (j.showWork || !current() || j.ended) return;
     ui.work.hidden = false;
     ui.stop.hidden = false;
     ui.workProgress.removeAttribute('value');
     ui.workText.textContent = 'translating...';
   }, 1000);
+  const started = performance.now();
+  window.demoTranslations = (window.demoTranslations ?? 0) + 1;
   try {
-    for (const chunk of chunks) {
-      if (j.cancelled) return;
-      j.requestStarted = performance.now();
-      window.demoTranslations = (window.demoTranslations ?? 0) + 1;
-      let r;
-      try {
-        r = await streamChunk(j, chunk, (partial) => {
-          if (!j.cancelled && j.translator === translator) ui.output.textContent = text + partial;
-        });
-      } catch (e) {
-        if (e?.name === 'AbortError' || j.cancelled || j.translator !== translator) return;
-        setState('error');
-        ui.output.dataset.failed = 'yes';
-        showError(`Translation failed: ${e.message}`);
-        return;
-      }
-      if (j.translator !== translator) return;
-      results.push(r);
-      text += r.text + chunk.separator;
-      done += chunk.sentences;
-      ms += r.timings.translateMs;
-      tokens += r.timings.targetTokens;
-      backend = r.timings.backend;
-      if (j.cancelled && !j.stopped) return;  // stale: its successor is coming
+    const stream = j.translator.translateStream(j.text, { key: SOURCE_KEY, supersede: true, alignment: true, beam: j.beam,
+      signal: j.controller.signal, passthrough: !PLAIN, repetitionGuard: !PLAIN });
+    for await (const s of stream) {
+      sentences.push(s);
+      text += s.separator + s.text;
+      if (!current()) continue;
       ui.output.textContent = text;
       j.showWork?.();
     }
-    if (j.cancelled && !j.stopped) return;
-    // Done (or stopped by the user with what was translated so far).
-    showError('');  // a success clears an earlier failure
-    delete ui.output.dataset.failed;
-    ui.output.textContent = text;
-    ui.output.dataset.source = j.stopped ? '' : j.text;
-    ui.output.dataset.backend = backend;
-    const sentences = results.flatMap((r) => r.sentences);
-    ui.timing.textContent = tokens
-      ? `${ms.toFixed(1)} ms, ${tokens} token${tokens === 1 ? '' : 's'}, ${formatRate(tokens / (ms / 1000))} tokens/s` +
-        (sentences.length > 1 ? `, ${sentences.length} sentences` : '') + ` on ${backend === 'webgpu' ? 'WebGPU' : 'wasm'}` +
-        (backend === 'webgpu' && softwareGpu ? ' (software adapter: slow)' : '')
-      : '';
-    if (results.length === 1) drawHeatmap(ui.heatmap, results[0].alignment, results[0].sentences.map((s) => ({ rows: s.targetPieces.length, cols: s.sourcePieces.length })));
-    else drawHeatmap(ui.heatmap, paragraphAlignment(sentences), sentences.map((s) => ({ rows: s.targetPieces.length, cols: s.sourcePieces.length })));
-    setState('done');
+  } catch (e) {
+    // Superseded by a newer text, stopped by the user, or its translator replaced: nothing to say.
+    if (e?.name === 'SupersededError' || e?.name === 'AbortError' || !current()) return;
+    setState('error');
+    ui.output.dataset.failed = 'yes';
+    showError(`Translation failed: ${e.message}`);
+    return;
   } finally {
     clearTimeout(slow);
   }
-}
-
-// One chunk through translateStream(): `show` gets the chunk's translation so far as each sentence
-// is done (in order), so a long input grows sentence by sentence. Resolves to what the timing
-// line and the heat map read of translate()'s result (the sentences are the same).
-async function streamChunk(j, chunk, show) {
-  const started = performance.now();
-  const sentences = [];
-  let text = '';
-  const stream = j.translator.translateStream(chunk.text, { alignment: true, beam: j.beam, signal: j.controller.signal,
-    passthrough: !PLAIN, repetitionGuard: !PLAIN });
-  for await (const s of stream) {
-    sentences.push(s);
-    text += s.separator + s.text;
-    show(text);
-  }
-  const targetTokens = sentences.reduce((n, s) => n + s.tokens.length, 0);
-  return {
-    text,
-    sentences,
-    alignment: sentences.length ? paragraphAlignment(sentences) : null,
-    timings: { translateMs: performance.now() - started, targetTokens, backend: j.translator.info.backend },
-  };
+  if (!current() || j.stopped) return;
+  // Done: a success clears an earlier failure.
+  const ms = performance.now() - started;
+  const tokens = sentences.reduce((n, s) => n + s.tokens.length, 0);
+  const backend = j.translator.info.backend;
+  showError('');
+  delete ui.output.dataset.failed;
+  ui.output.textContent = text;
+  ui.output.dataset.source = j.text;
+  ui.output.dataset.backend = backend;
+  ui.timing.textContent = tokens
+    ? `${ms.toFixed(1)} ms, ${tokens} token${tokens === 1 ? '' : 's'}, ${formatRate(tokens / (ms / 1000))} tokens/s` +
+      (sentences.length > 1 ? `, ${sentences.length} sentences` : '') + ` on ${backend === 'webgpu' ? 'WebGPU' : 'wasm'}` +
+      (backend === 'webgpu' && softwareGpu ? ' (software adapter: slow)' : '')
+    : '';
+  drawHeatmap(ui.heatmap, sentences.length ? paragraphAlignment(sentences) : null,
+    sentences.map((s) => ({ rows: s.targetPieces.length, cols: s.sourcePieces.length })));
+  setState('done');
 }
 
 function stopWork() {
   const j = job;
-  if (!j || j.cancelled) return;
+  if (!j || j.ended || j.stopped) return;
   // Asked for by the user for work that runs long: the running request is aborted now.
-  j.cancelled = true;
   j.stopped = true;
   j.controller.abort();
+  ui.output.dataset.source = '';
   j.showWork?.();
   ui.stop.hidden = true;
   setState('done');
@@ -520,7 +427,7 @@ async function swap() {
   }
   ui.swap.disabled = true;
   requestTranslation();
-  if (job || waiting) {
+  if (job && !job.ended) {
     ui.timing.textContent = 'finishing the translation before swapping...';
     await whenIdle();
   }

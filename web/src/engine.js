@@ -11,7 +11,8 @@ import { decideBackend, adapterName } from './select.js';
 import { isNode } from './environment.js';
 import { completeTranslation, completeSentence } from './results.js';
 import { WebGpuBackend } from './webgpu/backend.js';
-import { runSession } from './webgpu/run_session.js';
+import { runSession } from './run-session.js';
+import { TranslationError } from './errors.js';
 
 // A start that failed because the engine could not read the model: `refusal` is what the engine
 // said (Translator.create turns it into a ModelFormatError naming the file).
@@ -20,6 +21,15 @@ export class ModelRefusedError extends Error {
     super(`the engine could not read the model: ${refusal}`, options);
     this.name = 'ModelRefusedError';
     this.refusal = refusal;
+  }
+}
+
+// The wasm instance trapped (a WebAssembly.RuntimeError) during a translation: the engine is
+// unusable, and the host replaces it (EngineStoppedError for the caller).
+export class EngineTrapError extends Error {
+  constructor(trap) {
+    super(`the engine trapped (${messageOf(trap)})`, { cause: trap });
+    this.name = 'EngineTrapError';
   }
 }
 
@@ -102,6 +112,7 @@ export class Engine {
     this.onFallback = null;     // (message) => void, set by the Worker
     this.marian = null;         // what the importer said of a Marian folder: {name, modelFile, summary, warnings}
     this.importedTfm = null;    // the .tfm it made, until the Worker hands it to the host
+    this.trap = null;           // the EngineTrapError after a trap: the instance is unusable
   }
 
   // Looks for an adapter, applies the rule (decideBackend) and uploads the weights.
@@ -168,7 +179,7 @@ export class Engine {
       adapter: adapterName(this.adapter),
       gpu: this.gpuInfo,
       warnings: [...this.warnings],
-      // The engine's own limits (wasm/bindings.cc limits()), which translate() checks up front.
+      // The engine's own bounds (the bindings' limits()), which translate() checks up front.
       limits: this.module.limits(),
       memory: {
         // wasm memory (model file, packed weights, caches); GPU memory of the uploaded weights
@@ -197,15 +208,14 @@ export class Engine {
    *   as sentences end (the session hands them out; on wasm it is then stepped here too)
    */
   async translate(texts, options, signal = undefined, onSentences = null) {
+    if (this.trap) throw this.trap;
     const t0 = performance.now();
     if (this.webgpu && !this.webgpu.usable) this.dropGpu();  // lost while idle
-    // Pass-through and the repetition guard are engine settings for the requests that follow.
-    this.translator.setTextHandling(options.passthrough === true, options.repetitionGuard === true);
     let raw;
     let gpu = null;
     const webgpu = this.webgpu;
     const onCompleted = onSentences && ((completed) => {
-      for (const c of completed) completeSentence(c.sentence, options.returnAlignment);
+      for (const c of completed) completeSentence(c.sentence, options.returnAlignment === true);
       onSentences(completed);
     });
     try {
@@ -223,14 +233,17 @@ export class Engine {
         raw = this.translator.translate(texts, options);
       }
     } catch (e) {
-      // The package's caller called translate(), whichever wasm call (translate, begin, a step)
-      // refused: the error says what the engine said.
-      if (e?.detail === undefined) throw e;
-      throw new Error(engineMessage(e), { cause: e });
+      if (e instanceof WebAssembly.RuntimeError) {
+        // A trap (an out-of-bounds access, an `unreachable`, abort()): the instance's memory and
+        // stacks are in no known state, so it runs nothing more (the Worker is replaced).
+        this.trap = new EngineTrapError(e);
+        throw this.trap;
+      }
+      throw refusal(e);
     }
     const translateMs = performance.now() - t0;
     return {
-      results: raw.map((r) => completeTranslation(r, options.returnAlignment)),
+      results: raw.map((r) => completeTranslation(r, options.returnAlignment === true)),
       translateMs,
       backend: this.webgpu ? 'webgpu' : 'wasm',
       gpu,
@@ -262,8 +275,23 @@ function messageOf(e) {
   return e instanceof Error ? e.message : String(e);
 }
 
-// What the engine said, without the name of the wasm call that failed (wasm/bindings.cc gives it
-// apart as `detail`): the package's own messages name the package's calls.
+// The wasm calls a request of the package's translate() makes itself; a session's steps are the
+// package's own doing (run-session.js), so an error in one of them names the step.
+const REQUEST_CALLS = ['translate', 'begin'];
+
+// The engine's error (a JS Error from the bindings with code, phase, detail and input:
+// wasm/bindings/error.h) in the package's words: its caller called the package's translate(), not a
+// wasm call, so the message is what the engine said of the request, an input text named by its
+// place. Anything else (a bug, an error outside the engine) passes as it is.
+export function refusal(e) {
+  if (typeof e?.code !== 'string' || typeof e?.detail !== 'string') return e;
+  const input = Number.isInteger(e.input) ? e.input : null;
+  const message = !REQUEST_CALLS.includes(e.call) ? e.message
+    : input !== null ? `input text ${input + 1} ${e.detail}` : e.detail;
+  return new TranslationError(message, { code: e.code, input, cause: e });
+}
+
+// What the engine said of a model it could not read (the bindings' `detail`), else the message.
 function engineMessage(e) {
   return typeof e?.detail === 'string' ? e.detail : messageOf(e);
 }

@@ -1,14 +1,15 @@
-// Checks the options of Translator.create and translate() and turns the latter into the
-// complete value object the Embind binding requires (wasm/bindings.cc, JsOptions). A wrong
-// option is a TypeError or RangeError naming it, raised before anything is queued.
+// Checks the options of Translator.create and translate(): their names and the types of their
+// values. A wrong option is a TypeError or RangeError naming it, raised before anything is
+// queued. Nothing is filled in: an option left out keeps the engine's default, which is stated
+// once, in C++ (tformer::TranslateOptions, read by the bindings' translate options).
 import { BACKENDS, VARIANTS, MAX_THREADS } from './select.js';
 
 const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant', 'onProgress', 'onFallback', 'cache', 'signal', 'wasmBase'];
 const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'maxInputChars', 'maxSentenceTokens', 'passthrough',
-  'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'signal'];
+  'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'signal', 'key', 'supersede'];
 
-// The largest value of the binding's int fields (JsOptions in wasm/bindings.cc): the bound of the
-// options the engine itself limits no further.
+// The largest value of the engine's int options: the bound of the options the engine itself
+// limits no further.
 const INT_FIELD_MAX = 2 ** 31 - 1;
 
 function checkKeys(what, options, known) {
@@ -58,6 +59,21 @@ export function checkSignal(what, signal) {
   return signal;
 }
 
+/**
+ * A request's scheduling options: `key` (a non-empty string: the request runs in chunks, and a
+ * later request with the same key may supersede it) and `supersede` (true: this request
+ * supersedes the earlier ones with its key; needs a key). Returns {key: string|null, supersede}.
+ */
+export function checkScheduling(what, options) {
+  const key = options?.key;
+  if (key !== undefined && (typeof key !== 'string' || key === '')) {
+    throw new TypeError(`${what}: option 'key' must be a non-empty string (got ${describe(key)})`);
+  }
+  const supersede = options?.supersede === undefined ? false : boolean(what, 'supersede', options.supersede);
+  if (supersede && key === undefined) throw new TypeError(`${what}: option 'supersede' needs a 'key' (the requests it supersedes share it)`);
+  return { key: key ?? null, supersede };
+}
+
 export function checkCreateOptions(options) {
   const what = 'Translator.create';
   if (options === undefined) throw new TypeError(`${what}: options with a 'model' are required`);
@@ -89,37 +105,38 @@ export function checkCreateOptions(options) {
   return o;
 }
 
+// The package's translate() options that go to the engine, by the bindings' names, and the check
+// of each value (the ranges here are types' bounds; the engine checks its own rules).
+const ENGINE_KEYS = {
+  beam: ['beam', (what, v, limits) => integer(what, 'beam', v, 1, limits.maxBeam)],
+  nbest: ['nbest', (what, v, limits) => integer(what, 'nbest', v, 1, limits.maxBeam)],
+  // No bound of its own: the engine stops at the model's positions whatever is asked.
+  maxLength: ['maxLength', (what, v) => integer(what, 'maxLength', v, 0, INT_FIELD_MAX)],
+  alignment: ['returnAlignment', (what, v) => boolean(what, 'alignment', v)],
+  splitSentences: ['splitSentences', (what, v) => boolean(what, 'splitSentences', v)],
+  maxInputChars: ['maxInputChars', (what, v) => integer(what, 'maxInputChars', v, 0, INT_FIELD_MAX)],
+  maxSentenceTokens: ['maxSentenceTokens', (what, v) => integer(what, 'maxSentenceTokens', v, 0, INT_FIELD_MAX)],
+  passthrough: ['passthrough', (what, v) => boolean(what, 'passthrough', v)],
+  repetitionGuard: ['repetitionGuard', (what, v) => boolean(what, 'repetitionGuard', v)],
+  html: ['html', (what, v) => boolean(what, 'html', v)],
+  htmlTranslateCode: ['htmlTranslateCode', (what, v) => boolean(what, 'htmlTranslateCode', v)],
+  shortlist: ['shortlist', (what, v) => boolean(what, 'shortlist', v)],
+};
+
 /**
- * The public translate() options -> the binding's complete TranslateOptions value object.
- * `limits`: the engine's (Module.limits(): maxBeam, defaultMaxInputChars), not a copy of them.
- * maxInputChars limits the characters of one request's text (0 lifts it); maxSentenceTokens cuts
- * longer sentences into pieces (0: the model's own limit).
+ * The public translate() options -> the options of the engine's translate() (the bindings' names),
+ * with only the keys given. `limits`: the engine's bounds (Module.limits(): maxBeam), not a copy.
  */
-export function engineOptions(options, limits) {
-  const what = 'translate';
+export function engineOptions(options, limits, what = 'translate') {
   const o = checkKeys(what, options, TRANSLATE_KEYS);
-  const beam = o.beam === undefined ? 1 : integer(what, 'beam', o.beam, 1, limits.maxBeam);
-  const nbest = o.nbest === undefined ? 1 : integer(what, 'nbest', o.nbest, 1, limits.maxBeam);
-  if (nbest > beam) throw new RangeError(`${what}: option 'nbest' (${nbest}) cannot exceed 'beam' (${beam})`);
-  return {
-    beam,
-    nbest,
-    // No bound of its own: the engine stops at the model's positions whatever is asked.
-    maxLength: o.maxLength === undefined ? 0 : integer(what, 'maxLength', o.maxLength, 0, INT_FIELD_MAX),
-    returnScores: true,
-    returnAlignment: o.alignment === undefined ? false : boolean(what, 'alignment', o.alignment),
-    splitSentences: o.splitSentences === undefined ? true : boolean(what, 'splitSentences', o.splitSentences),
-    maxInputChars: o.maxInputChars === undefined ? limits.defaultMaxInputChars
-      : integer(what, 'maxInputChars', o.maxInputChars, 0, INT_FIELD_MAX),
-    maxSentenceTokens: o.maxSentenceTokens === undefined ? 0
-      : integer(what, 'maxSentenceTokens', o.maxSentenceTokens, 0, INT_FIELD_MAX),
-    html: o.html === undefined ? false : boolean(what, 'html', o.html),
-    htmlTranslateCode: o.htmlTranslateCode === undefined ? false : boolean(what, 'htmlTranslateCode', o.htmlTranslateCode),
-    shortlist: o.shortlist === undefined ? true : boolean(what, 'shortlist', o.shortlist),
-    // Not fields of the binding's value object: the engine sets them with setTextHandling().
-    passthrough: o.passthrough === undefined ? false : boolean(what, 'passthrough', o.passthrough),
-    repetitionGuard: o.repetitionGuard === undefined ? false : boolean(what, 'repetitionGuard', o.repetitionGuard),
-  };
+  const out = {};
+  for (const [name, [engineName, check]] of Object.entries(ENGINE_KEYS)) {
+    if (o[name] !== undefined) out[engineName] = check(what, o[name], limits);
+  }
+  if (out.nbest !== undefined && out.beam !== undefined && out.nbest > out.beam) {
+    throw new RangeError(`${what}: option 'nbest' (${out.nbest}) cannot exceed 'beam' (${out.beam})`);
+  }
+  return out;
 }
 
 /** Text input: a string or an array of strings. Returns the array and whether one was given. */

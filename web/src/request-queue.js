@@ -2,6 +2,9 @@
 // AbortSignal: aborting a queued request removes it; aborting the running one calls its
 // `interrupt` (the Translator stops the engine's Worker). Either way the promise rejects at once
 // with the signal's reason (an AbortError DOMException unless the caller gave another).
+// A request may carry a key: supersede(key) rejects the requests with that key at once, the
+// queued ones removed, the running one left to stop itself at its next chunk (its run() asks
+// `abandoned()`), so that the engine is not interrupted.
 
 export function abortReason(signal) {
   return signal.reason ?? new DOMException('The translation was aborted.', 'AbortError');
@@ -21,11 +24,12 @@ export class RequestQueue {
    * @param {(request: {queuedMs: number}) => Promise<any>} run  does the work
    * @param {(reason: any) => void} interrupt  stops `run` while it is running
    * @param {AbortSignal} [signal]
+   * @param {string|null} [key] what supersede() goes by
    */
-  push(run, interrupt, signal) {
+  push(run, interrupt, signal, key = null) {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise((resolve, reject) => {
-      const request = { run, interrupt, signal, resolve, reject, enqueued: performance.now(), settled: false, onAbort: null };
+      const request = { run, interrupt, signal, key, resolve, reject, enqueued: performance.now(), settled: false, onAbort: null };
       if (signal) {
         request.onAbort = () => this.abort(request);
         signal.addEventListener('abort', request.onAbort, { once: true });
@@ -47,6 +51,18 @@ export class RequestQueue {
     }
   }
 
+  /**
+   * Rejects the queued and running requests with this key with `reason`, at once. The running
+   * one is not interrupted: its run() sees abandoned() and stops at its next chunk.
+   */
+  supersede(key, reason) {
+    for (const request of this.waiting.filter((r) => r.key === key)) {
+      this.waiting.splice(this.waiting.indexOf(request), 1);
+      this.settle(request, false, reason);
+    }
+    if (this.running?.key === key) this.settle(this.running, false, reason);
+  }
+
   /** Rejects everything (queued and running) with `reason`. */
   clear(reason) {
     for (const request of this.waiting.splice(0)) this.settle(request, false, reason);
@@ -66,7 +82,8 @@ export class RequestQueue {
     const request = this.waiting.shift();
     this.running = request;
     try {
-      const value = await request.run({ queuedMs: performance.now() - request.enqueued, enqueued: request.enqueued });
+      const value = await request.run({ queuedMs: performance.now() - request.enqueued, enqueued: request.enqueued,
+        abandoned: () => request.settled });
       this.settle(request, true, value);
     } catch (e) {
       this.settle(request, false, e);

@@ -1,5 +1,5 @@
 // The package's results (types/index.d.ts: Translation) from the engine's. The engine's result
-// objects (wasm/bindings.cc, to_js: per sentence source, text, tokens, score, pieces, alignment,
+// objects (wasm/bindings/results.cc, to_js: per sentence source, text, tokens, score, pieces, alignment,
 // nbest) are the package's: their fields are the bindings' alone and are not copied here. The
 // package adds what its own API has on top of them:
 // - per sentence with `alignment`: the weights with the pieces they align, ready to draw
@@ -36,6 +36,24 @@ export function completeSentence(sentence, withAlignment) {
     sentence.alignment = { sourcePieces: sentence.sourcePieces, targetPieces: sentence.targetPieces, weights: sentence.alignment };
   }
   return sentence;
+}
+
+/**
+ * One input's translation from the translations of its chunks (chunks.js), as one call would give
+ * it: texts joined by the chunks' separators, sentences, tokens and score of all of them, and the
+ * alignment of all sentences. `parts` are completed (completeTranslation) already.
+ */
+export function joinTranslations(parts, separators, withAlignment) {
+  if (parts.length === 1) return parts[0];
+  const sentences = parts.flatMap((p) => p.sentences);
+  const result = {
+    text: parts.map((p, i) => p.text + (i + 1 < parts.length ? separators[i] : '')).join(''),
+    sentences,
+    tokens: concatInt32(sentences.map((s) => s.tokens)),
+    score: sentences.length ? sentences.reduce((sum, s) => sum + s.score, 0) / sentences.length : 0,
+  };
+  if (withAlignment) result.alignment = paragraphAlignment(sentences);
+  return result;
 }
 
 function concatInt32(arrays) {

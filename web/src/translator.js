@@ -2,13 +2,15 @@
 // translations (request-queue.js) and returns results with timings.
 import { detectEnvironment } from './environment.js';
 import { chooseEngine } from './select.js';
-import { checkCreateOptions, checkSignal, checkTexts, engineOptions } from './options.js';
+import { checkCreateOptions, checkSignal, checkTexts, checkScheduling, engineOptions } from './options.js';
 import { loadModel } from './model-loader.js';
 import { isModelFolder, checkModelFolder, loadModelFolder } from './model-folder.js';
 import { variantFiles, compileWasm } from './wasm-files.js';
 import { EngineHost } from './engine-host.js';
 import { RequestQueue, abortReason } from './request-queue.js';
-import { ModelFormatError, TranslatorDisposedError, checkUnicode } from './errors.js';
+import { ModelFormatError, SupersededError, TranslatorDisposedError, checkUnicode } from './errors.js';
+import { chunksOf } from './chunks.js';
+import { joinTranslations } from './results.js';
 import { primeEnvironment } from './environment.js';
 
 // The first bytes of every .tfm file (docs/FORMAT.md).
@@ -202,7 +204,9 @@ export class Translator {
 
   /**
    * Translates a string (resolves to one Translation) or an array of strings (resolves to an
-   * array of them, in order). Requests queue; `signal` cancels a queued or running one.
+   * array of them, in order). Requests queue; `signal` cancels a queued or running one. A request
+   * with a `key` runs in chunks of whole sentences (chunks.js); one with `supersede: true` also
+   * rejects the earlier requests with its key (SupersededError), which stop at their next chunk.
    */
   translate(text, options = {}) {
     try {
@@ -210,9 +214,11 @@ export class Translator {
       const { list, single } = checkTexts(text);
       checkUnicode(list);
       const signal = checkSignal('translate', options?.signal);
+      const { key, supersede } = checkScheduling('translate', options);
       const engine = engineOptions(options, this.limits);
-      const run = async ({ queuedMs, enqueued }) => {
-        const { results, translateMs, backend, gpu } = await this.host.translate(list, engine);
+      if (supersede) this.queue.supersede(key, new SupersededError(key));
+      const run = async ({ queuedMs, enqueued, abandoned }) => {
+        const { results, translateMs, backend, gpu } = await this.work(list, engine, { key, abandoned });
         const totalMs = performance.now() - enqueued;
         const targetTokens = results.reduce((n, r) => n + r.tokens.length, 0);
         const timings = {
@@ -227,10 +233,45 @@ export class Translator {
         for (const r of results) r.timings = timings;
         return single ? results[0] : results;
       };
-      return this.queue.push(run, (reason) => this.host.interrupt(reason), signal);
+      return this.queue.push(run, (reason) => this.host.interrupt(reason), signal, key);
     } catch (e) {
       return Promise.reject(e);
     }
+  }
+
+  /**
+   * @private One request's engine work: one call of the engine, or, for a request with a key,
+   * one call per chunk of each text, joined as one call would give them, and none after the
+   * request was abandoned (superseded, aborted: nobody waits for the rest).
+   * onSentences: streaming, as EngineHost.translate; sentences of later chunks are numbered on.
+   */
+  async work(list, engine, { key = null, abandoned = () => false, onSentences = null } = {}) {
+    if (key === null) return this.host.translate(list, engine, onSentences);
+    const withAlignment = engine.returnAlignment === true;
+    const out = { results: [], translateMs: 0, backend: this.details.backend, gpu: null };
+    let segments = 0;  // sentences of the request before the chunk
+    for (const [paragraph, text] of list.entries()) {
+      const chunks = chunksOf(text, this.details.model.sourceLanguage ?? undefined);
+      const parts = [];
+      let sentences = 0;  // sentences of the text before the chunk
+      for (const [c, chunk] of chunks.entries()) {
+        if (abandoned()) return out;
+        const first = { segment: segments, index: sentences, separator: c > 0 ? chunks[c - 1].separator : '' };
+        const numbered = onSentences && ((ended) => onSentences(ended.map((s) => ({
+          ...s, segment: first.segment + s.segment, paragraph, index: first.index + s.index,
+          separator: s.index === 0 ? first.separator : s.separator,
+        }))));
+        const r = await this.host.translate([chunk.text], engine, numbered);
+        parts.push(r.results[0]);
+        sentences += r.results[0].sentences.length;
+        segments += r.results[0].sentences.length;
+        out.translateMs += r.translateMs;
+        out.backend = r.backend;
+        out.gpu = r.gpu && Object.fromEntries(Object.entries(r.gpu).map(([k, v]) => [k, v + (out.gpu?.[k] ?? 0)]));
+      }
+      out.results.push(joinTranslations(parts, chunks.map((c) => c.separator), withAlignment));
+    }
+    return out;
   }
 
   /**
@@ -241,22 +282,25 @@ export class Translator {
    * request queues as translate()'s do; `signal` aborts it (the iterator throws the signal's
    * reason, an AbortError by default, and the engine stops working on it); leaving the loop early
    * stops it too. A bad argument throws here, before anything is queued. Not with `html: true`.
+   * `key` and `supersede` as translate(): a superseded stream throws SupersededError.
    */
   translateStream(text, options = {}) {
     if (this.disposed) throw new TranslatorDisposedError();
     const { list } = checkTexts(text);
     checkUnicode(list);
     const signal = checkSignal('translateStream', options?.signal);
+    const { key, supersede } = checkScheduling('translateStream', options);
     if (options?.html) {
       throw new TypeError("translateStream: option 'html' is not supported: a text's markup is placed once all its " +
         'sentences are done (use translate())');
     }
-    const engine = engineOptions(options, this.limits);
-    return this.stream(list, engine, signal);
+    const engine = engineOptions(options, this.limits, 'translateStream');
+    if (supersede) this.queue.supersede(key, new SupersededError(key));
+    return this.stream(list, engine, signal, key);
   }
 
   /** @private the iterator of translateStream() */
-  async *stream(list, engine, signal) {
+  async *stream(list, engine, signal, key) {
     if (signal?.aborted) throw abortReason(signal);
     // The request's own signal: the caller's, or the caller leaving the loop before the end.
     const stop = new AbortController();
@@ -275,8 +319,8 @@ export class Translator {
       for (const s of sentences) ended.set(s.segment, s);
       notify();
     };
-    const request = this.queue.push(() => this.host.translate(list, engine, onSentences),
-      (reason) => this.host.interrupt(reason), stop.signal);
+    const request = this.queue.push(({ abandoned }) => this.work(list, engine, { key, abandoned, onSentences }),
+      (reason) => this.host.interrupt(reason), stop.signal, key);
     request.then(() => { outcome = { ok: true }; notify(); }, (error) => { outcome = { ok: false, error }; notify(); });
     try {
       for (;;) {

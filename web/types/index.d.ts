@@ -159,16 +159,17 @@ export interface TranslateOptions {
    */
   maxSentenceTokens?: number;
   /**
-   * Pass through what the model cannot translate (default false): numbers (with an attached
+   * Pass through what the model cannot translate (default true): numbers (with an attached
    * currency sign or unit), URLs, e-mail addresses, emoji and other symbols, and characters outside
    * the model's vocabulary are taken out before translating and put back into the translation as
    * they were, at a word boundary (where the model's attention clearly says, else at the same
-   * relative place). Off by default: it changes the model's input.
+   * relative place; at the end when only closing punctuation followed them). false: the model's
+   * own output.
    */
   passthrough?: boolean;
   /**
-   * Stop decoding loops (default false): a token that would repeat the last token a fourth time,
-   * or a group of 2-4 tokens a third time, back to back, is not taken.
+   * Stop decoding loops (default true): a token that would repeat the last token a fourth time,
+   * or a group of 2-4 tokens a third time, back to back, is not taken. false: the model's own output.
    */
   repetitionGuard?: boolean;
   /**
@@ -192,6 +193,18 @@ export interface TranslateOptions {
   shortlist?: boolean;
   /** Cancels the request, whether queued or running. The promise rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * A name for a line of requests (one text box): the request runs in chunks of whole sentences of
+   * about CHUNK_CHARS characters (chunksOf), joined into one result, so that a newer request with
+   * the same key and `supersede` can drop it between two chunks.
+   */
+  key?: string;
+  /**
+   * With `key`: the earlier requests with this key reject at once with a SupersededError; a
+   * queued one never runs, the running one stops at the end of its chunk (the engine is not
+   * restarted). Default false.
+   */
+  supersede?: boolean;
 }
 
 /** Cross-attention weights between source and target pieces, ready to draw. */
@@ -329,7 +342,7 @@ export interface TranslatorInfo {
     totalMs: number;
   };
   files: { glue: string; wasm: string };
-  /** Engine restarts so far (each abort of a running translation is one). */
+  /** Engine restarts so far: each abort of a running translate() (a stream stops between steps instead), each trap of the engine. */
   restarts: number;
   /** Requests queued or running now. */
   queued: number;
@@ -346,7 +359,8 @@ export class Translator {
    * Translates like translate() and yields each sentence as soon as it is done, in input order
    * (`for await (const s of t.translateStream(text))`). The request queues as translate()'s do.
    * Bad arguments throw at the call; an abort makes the iterator throw the signal's reason (an
-   * AbortError by default) and stops the engine's work on it, as leaving the loop early does.
+   * AbortError by default) and stops the engine's work on it before its next step, as leaving
+   * the loop early does (the engine is not restarted).
    */
   translateStream(text: string | string[], options?: TranslateOptions): AsyncGenerator<StreamedSentence, void, undefined>;
   /** Stops the engine; queued and running requests reject with TranslatorDisposedError. */
@@ -419,13 +433,21 @@ export function withVariant(entry: RegistryEntry, weights?: string): RegistryEnt
  * size or sha256 check.
  */
 export class ModelLoadError extends Error {
-  readonly name: 'ModelLoadError' | 'ModelFormatError';
+  readonly name: 'ModelLoadError' | 'ModelFormatError' | 'ModelTooLargeError';
   /** The model's path (Node files), URL, or 'the model bytes given'; null when not known. */
   readonly model: string | null;
+  /** A download failed while the browser said it was offline (navigator.onLine), and the model was not cached. */
+  readonly offline: boolean;
 }
 /** The model's bytes are not a model the engine can read: not a .tfm file, truncated, unsupported. */
 export class ModelFormatError extends ModelLoadError {
-  readonly name: 'ModelFormatError';
+  readonly name: 'ModelFormatError' | 'ModelTooLargeError';
+}
+/** A model file is larger than the engine takes: a .gz of a model folder that decompresses past 2 GiB. */
+export class ModelTooLargeError extends ModelFormatError {
+  readonly name: 'ModelTooLargeError';
+  /** The limit passed, in bytes. */
+  readonly limit: number | null;
 }
 /** A text to translate is not valid Unicode (a lone UTF-16 surrogate); translate() rejects before queueing. */
 export class InvalidTextError extends Error {
@@ -435,13 +457,46 @@ export class InvalidTextError extends Error {
   /** UTF-16 index of the lone surrogate in that text. */
   readonly position: number;
 }
+/**
+ * The engine refused a request (a value out of the engine's range, a text it cannot take) or failed
+ * in it. Told apart by `code`, never by the message.
+ */
+export class TranslationError extends Error {
+  readonly name: 'TranslationError';
+  /**
+   * The engine's reason: 'invalid_options', 'invalid_argument', 'invalid_text' (not valid UTF-8,
+   * HTML it cannot read), 'text_too_long' (over maxInputChars), 'resources', 'internal', ...
+   */
+  readonly code: string;
+  /** The text of the call at fault (0 for a single string), or null when none is. */
+  readonly input: number | null;
+}
+/** A request with a `key` was superseded by a newer one with the same key and `supersede: true`. */
+export class SupersededError extends Error {
+  readonly name: 'SupersededError';
+  readonly key: string;
+}
 /** translate() after dispose(), or a request that was queued or running when dispose() was called. */
 export class TranslatorDisposedError extends Error {
   readonly name: 'TranslatorDisposedError';
 }
-/** The engine's Worker stopped (out of memory, a crash); the request failed, the next one restarts it. */
+/** The engine's Worker stopped (out of memory, a crash) or its engine trapped (a WebAssembly.RuntimeError); the request failed, the next ones run on a fresh engine. */
 export class EngineStoppedError extends Error {}
 export function sha256Hex(bytes: BufferSource): Promise<string>;
+/** About how many characters a chunk of a keyed request holds (400). */
+export const CHUNK_CHARS: number;
+/**
+ * A text in chunks of whole sentences (Intl.Segmenter in `language`) of about CHUNK_CHARS
+ * characters, as keyed requests run: `sentences` counts each chunk's sentences, `separator` is
+ * the text between it and the next ('' after the last; its line breaks, else ' '). A text of at
+ * most CHUNK_CHARS characters is one chunk, as given.
+ */
+export function chunksOf(text: string, language?: string): { text: string; sentences: number; separator: string }[];
+/**
+ * The alignment of several sentences as one matrix, each sentence's on the diagonal: what
+ * Translation.alignment is, for sentences collected from translateStream().
+ */
+export function paragraphAlignment(sentences: { alignment?: Alignment }[]): Alignment;
 export const DEFAULT_CACHE_NAME: string;
 export function chooseEngine(
   options: { threads?: number; backend?: Backend; variant?: 'auto' | Variant },

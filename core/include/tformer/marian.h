@@ -76,8 +76,9 @@ struct MarianImport {
   MarianShortlist shortlist;
 };
 
-// Converts; throws tformer::Error (the message names the file, the option or the parameter at
-// fault) for a model the engine cannot run or a file that is not what its name says.
+// Converts; throws tformer::Error (phase kImport, code kInvalidModel; the detail names the file,
+// the option or the parameter at fault) for a model the engine cannot run or a file that is not
+// what its name says.
 MarianImport import_marian(const std::vector<MarianFile>& files, const MarianImportOptions& options = {});
 
 // Whether `name` is a file an import reads (model, options, vocabulary, shortlist, or a .gz copy of

@@ -30,13 +30,14 @@ struct TranslateOptions {
   int max_sentence_tokens = 0;
   // What the model cannot translate passes through: numbers, URLs, e-mail addresses, emoji and
   // symbols, and characters outside its vocabulary are taken out of the source and put back into
-  // the translation by the alignment (core/src/text/passthrough.h). Off by default: it changes the
-  // model's input, and the parity tests compare the plain model with its reference implementations.
-  bool passthrough = false;
+  // the translation by the alignment (core/src/text/passthrough.h). On by default: nobody wants
+  // mangled numbers or links ("0171 2345678" -> "0174545678"). It changes the model's input, so the
+  // parity tests, which compare the plain model with its reference implementations, turn it off.
+  bool passthrough = true;
   // Stops decoding loops ("then then, then, then"): a token that would repeat the last token a
   // fourth time, or a group of 2-4 tokens a third time, back to back, is not taken
-  // (core/src/decoding/rules.h). Off by default, for the same reason.
-  bool repetition_guard = false;
+  // (core/src/decoding/rules.h). On by default; off for the parity tests, as passthrough.
+  bool repetition_guard = true;
   // Each input text is a fragment of HTML (core/src/html/html.h): its markup is kept, its text
   // translated, inline elements (a, b, em...) placed on the translated words by the alignment,
   // which the engine then computes whether or not return_alignment asks for it. The result's
@@ -54,11 +55,14 @@ struct TranslateOptions {
 // The most threads a translator's thread pool may have.
 constexpr int kMaxThreads = 256;
 
-enum class BackendKind { kXnnpack, kReference };
+// The kernel library the matrix products run on: XNNPACK, or plain C++ loops (the yardstick the
+// tests hold XNNPACK to). Not to be confused with where a translation runs (wasm or WebGPU: the
+// npm package's "backend").
+enum class KernelLibrary { kXnnpack, kReference };
 
 struct TranslatorConfig {
   int threads = 1;  // XNNPACK thread pool size (1 = no extra threads, at most kMaxThreads)
-  BackendKind backend = BackendKind::kXnnpack;
+  KernelLibrary kernels = KernelLibrary::kXnnpack;
 };
 
 // Throw tformer::Error naming the first value out of its range ("invalid translate options: beam

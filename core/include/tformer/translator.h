@@ -78,22 +78,10 @@ struct TensorFloats {
   std::vector<float> converted;  // f16 widened or int8 dequantised, when needed
 };
 
-// How a TranslationSession's errors name its calls and its end: the C++ names by default. A
-// binding gives its own (the wasm bindings give the JS ones), so that an error names the call its
-// caller made ("provideLogits() needs a projection request, ...") without rewriting messages.
-struct SessionCallNames {
-  std::string next = "next()";
-  std::string provide_encoder_output = "provide_encoder_output()";
-  std::string provide_logits = "provide_logits()";
-  std::string provide_candidates = "provide_candidates()";
-  std::string compute_on_cpu = "compute_on_cpu()";
-  std::string results = "results()";
-  std::string done = "kDone";  // what next() returns once the translation is finished
-};
-
 class Translator {
  public:
-  // Loads from a file path. Throws tformer::Error with a precise message on any problem.
+  // Loads from a file path. Throws tformer::Error (phase kLoad: kInvalidModel, kInvalidOptions for
+  // the config, kResources for threads) with a precise message on any problem.
   explicit Translator(const std::string& model_path, const TranslatorConfig& config = {});
   // Loads from a buffer holding a whole .tfm file; the buffer may be freed afterwards.
   Translator(const uint8_t* data, size_t size, const TranslatorConfig& config = {});
@@ -104,17 +92,17 @@ class Translator {
   Translator& operator=(const Translator&) = delete;
 
   // Translates each input paragraph. Input must be valid UTF-8. The same as begin() followed by
-  // `while (s->next() != Need::kDone) s->compute_on_cpu();` and `s->results()`.
+  // `while (s->next() != Need::kDone) s->compute_on_cpu();` and `s->results()`. A refused request
+  // throws tformer::Error in phase kRequest (kInvalidOptions; kInvalidText or kTextTooLong naming
+  // the input text), a failure while translating in phase kTranslate.
   std::vector<Translation> translate(const std::vector<std::string>& texts,
                                      const TranslateOptions& options = {});
 
   // Starts a translation driven step by step, for a caller that computes the encoder and the
   // output projection elsewhere (TranslationSession). Validates everything translate() does.
-  // The session keeps the model alive: it may outlive this Translator. `names`: how its errors
-  // name its calls (SessionCallNames).
+  // The session keeps the model alive: it may outlive this Translator.
   std::unique_ptr<TranslationSession> begin(const std::vector<std::string>& texts,
-                                            const TranslateOptions& options = {},
-                                            const SessionCallNames& names = {});
+                                            const TranslateOptions& options = {});
 
   // For an external backend: a weight tensor by its name in docs/FORMAT.md, as float32.
   TensorFloats tensor_floats(const std::string& name) const;
@@ -126,7 +114,8 @@ class Translator {
   ModelPlan plan() const;
 
   const ModelInfo& info() const;
-  std::string backend_name() const;
+  // The kernel library in use: "xnnpack" or "reference" (TranslatorConfig::kernels).
+  std::string kernels_name() const;
   int threads() const;
 
  private:
@@ -149,7 +138,8 @@ class Translator {
 //   auto translations = s->results();
 //
 // Values provided from outside are checked for size and NaN; a rejected value leaves the request
-// pending, so compute_on_cpu() can still answer it. Calls out of order throw tformer::Error. A
+// pending, so compute_on_cpu() can still answer it (kInvalidValues, in the phase of the call). Calls
+// out of order throw tformer::Error (kWrongState; calls_that_fit() says what would fit). A
 // session is not thread-safe; sessions of one Translator may interleave (each call holds the
 // Translator's lock).
 class TranslationSession {

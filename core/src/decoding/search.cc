@@ -93,7 +93,7 @@ void Search::consume_logits() {
   // Rows are independent: on the layers' thread pool, as they would otherwise be the one serial
   // part of a step (two passes over V per row).
   profile::Scope timed(profile::Phase::kCandidates);
-  decoder_.backend().parallel_for(rows, [&](size_t r) {
+  decoder_.kernels().parallel_for(rows, [&](size_t r) {
     float* row = &packed_[r * stride];
     int* top = &top_[r * k];
     const float* x = &logits_[r * W];

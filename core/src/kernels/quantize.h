@@ -1,7 +1,7 @@
 // Dynamic per-row int8 quantization of f32 activations, computed exactly as XNNPACK's
 // convert_nc_f32_qd8 operator does it (src/xnnpack/quantization.h and the f32-qs8-vcvt kernels of
-// the pinned XNNPACK), so that the reference backend and the PyTorch int8 reference
-// (models/tformer/model.py, qd8_quantize) reproduce the XNNPACK backend's arithmetic:
+// the pinned XNNPACK), so that the reference kernels and the PyTorch int8 reference
+// (models/tformer/model.py, qd8_quantize) reproduce the XNNPACK kernels' arithmetic:
 //   rmin = min(0, min x), rmax = max(0, max x), m = 255 / (rmax - rmin) (1 when rmin == rmax);
 //   zero point = the end of [-128, 127] the range maps closer to, clamped, rounded to nearest even;
 //   scale = 1 / m (what a product is multiplied by), and q = clamp(rint(x * (1 / scale)) + zp).

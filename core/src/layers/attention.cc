@@ -8,19 +8,19 @@
 
 namespace tformer {
 
-MultiHeadAttention::MultiHeadAttention(Backend& backend, const ModelFile& file, const std::string& prefix,
+MultiHeadAttention::MultiHeadAttention(Kernels& kernels, const ModelFile& file, const std::string& prefix,
                                        int d_model, int heads, Inputs inputs)
     : inputs_(inputs),
-      o_(backend, file, prefix + ".o", d_model, d_model),
+      o_(kernels, file, prefix + ".o", d_model, d_model),
       d_(d_model),
       heads_(heads),
       head_dim_(d_model / heads),
       scale_(static_cast<float>(1.0 / std::sqrt(double(d_model / heads)))) {
   if (inputs == Inputs::kShared) {
-    qkv_ = Linear::stacked(backend, file, {prefix + ".q", prefix + ".k", prefix + ".v"}, d_model, d_model);
+    qkv_ = Linear::stacked(kernels, file, {prefix + ".q", prefix + ".k", prefix + ".v"}, d_model, d_model);
   } else {
-    q_ = Linear(backend, file, prefix + ".q", d_model, d_model);
-    kv_ = Linear::stacked(backend, file, {prefix + ".k", prefix + ".v"}, d_model, d_model);
+    q_ = Linear(kernels, file, prefix + ".q", d_model, d_model);
+    kv_ = Linear::stacked(kernels, file, {prefix + ".k", prefix + ".v"}, d_model, d_model);
   }
 }
 

@@ -21,7 +21,7 @@ class MultiHeadAttention {
   enum class Inputs { kSeparate, kShared };
 
   MultiHeadAttention() = default;
-  MultiHeadAttention(Backend& backend, const ModelFile& file, const std::string& prefix, int d_model,
+  MultiHeadAttention(Kernels& kernels, const ModelFile& file, const std::string& prefix, int d_model,
                      int heads, Inputs inputs);
 
   bool shared_inputs() const { return inputs_ == Inputs::kShared; }

@@ -4,11 +4,11 @@
 
 namespace tformer {
 
-FeedForward::FeedForward(Backend& backend, const ModelFile& file, const std::string& prefix, int d_model,
+FeedForward::FeedForward(Kernels& kernels, const ModelFile& file, const std::string& prefix, int d_model,
                          int ffn_dim, Activation activation)
-    // relu runs inside w1's product (the backend's output clamp); swish is a pass of its own.
-    : w1_(backend, file, prefix + ".w1", d_model, ffn_dim, /*bias=*/true, /*relu=*/activation == Activation::kRelu),
-      w2_(backend, file, prefix + ".w2", ffn_dim, d_model),
+    // relu runs inside w1's product (the kernels' output clamp); swish is a pass of its own.
+    : w1_(kernels, file, prefix + ".w1", d_model, ffn_dim, /*bias=*/true, /*relu=*/activation == Activation::kRelu),
+      w2_(kernels, file, prefix + ".w2", ffn_dim, d_model),
       activation_(activation) {}
 
 void FeedForward::operator()(const float* x, size_t rows, float* y, RawBuffer<float>& hidden) const {

@@ -13,7 +13,7 @@ namespace tformer {
 class FeedForward {
  public:
   FeedForward() = default;
-  FeedForward(Backend& backend, const ModelFile& file, const std::string& prefix, int d_model, int ffn_dim,
+  FeedForward(Kernels& kernels, const ModelFile& file, const std::string& prefix, int d_model, int ffn_dim,
               Activation activation);
   // x, y: [rows, d_model]; hidden: scratch, grown to rows * ffn_dim floats (never read before written).
   void operator()(const float* x, size_t rows, float* y, RawBuffer<float>& hidden) const;

@@ -10,28 +10,28 @@ std::vector<std::string> tensor_names(const std::vector<std::string>& layers, co
 }
 }  // namespace
 
-Linear::Linear(Backend& backend, const float* w, const float* b, size_t in, size_t out)
-    : backend_(&backend), packed_(backend.pack_linear(w, b, in, out)) {}
+Linear::Linear(Kernels& kernels, const float* w, const float* b, size_t in, size_t out)
+    : kernels_(&kernels), packed_(kernels.pack_linear(w, b, in, out)) {}
 
-Linear::Linear(Backend& backend, const int8_t* w, const float* scales, const float* b, size_t in, size_t out)
-    : backend_(&backend), packed_(backend.pack_linear_int8(w, scales, b, in, out)) {}
+Linear::Linear(Kernels& kernels, const int8_t* w, const float* scales, const float* b, size_t in, size_t out)
+    : kernels_(&kernels), packed_(kernels.pack_linear_int8(w, scales, b, in, out)) {}
 
-Linear::Linear(Backend& backend, const ModelFile& file, const std::string& name, size_t in, size_t out,
+Linear::Linear(Kernels& kernels, const ModelFile& file, const std::string& name, size_t in, size_t out,
                bool bias, bool relu)
-    : backend_(&backend), weights_{name + ".weight"} {
+    : kernels_(&kernels), weights_{name + ".weight"} {
   if (bias) biases_ = {name + ".bias"};
   const std::vector<int64_t> shape = {int64_t(out), int64_t(in)};
   const std::vector<float> b = bias ? file.floats(name + ".bias", {int64_t(out)}) : std::vector<float>();
   if (file.is_int8(name + ".weight")) {
     const ModelFile::Int8Rows w = file.int8_rows(name + ".weight", shape);
-    packed_ = backend.pack_linear_int8(w.values, w.scales.data(), bias ? b.data() : nullptr, in, out, relu);
+    packed_ = kernels.pack_linear_int8(w.values, w.scales.data(), bias ? b.data() : nullptr, in, out, relu);
   } else {
     const std::vector<float> w = file.floats(name + ".weight", shape);
-    packed_ = backend.pack_linear(w.data(), bias ? b.data() : nullptr, in, out, relu);
+    packed_ = kernels.pack_linear(w.data(), bias ? b.data() : nullptr, in, out, relu);
   }
 }
 
-Linear Linear::stacked(Backend& backend, const ModelFile& file, const std::vector<std::string>& names,
+Linear Linear::stacked(Kernels& kernels, const ModelFile& file, const std::vector<std::string>& names,
                        size_t in, size_t out_each) {
   const std::vector<int64_t> shape = {int64_t(out_each), int64_t(in)};
   bool all_int8 = true;
@@ -49,7 +49,7 @@ Linear Linear::stacked(Backend& backend, const ModelFile& file, const std::vecto
       w.insert(w.end(), wi.values, wi.values + out_each * in);
       scales.insert(scales.end(), wi.scales.begin(), wi.scales.end());
     }
-    Linear stack(backend, w.data(), scales.data(), b.data(), in, out_each * names.size());
+    Linear stack(kernels, w.data(), scales.data(), b.data(), in, out_each * names.size());
     stack.set_tensor_names(tensor_names(names, ".weight"), tensor_names(names, ".bias"));
     return stack;
   }
@@ -58,7 +58,7 @@ Linear Linear::stacked(Backend& backend, const ModelFile& file, const std::vecto
     const std::vector<float> wi = file.floats(name + ".weight", shape);
     w.insert(w.end(), wi.begin(), wi.end());
   }
-  Linear stack(backend, w.data(), b.data(), in, out_each * names.size());
+  Linear stack(kernels, w.data(), b.data(), in, out_each * names.size());
   stack.set_tensor_names(tensor_names(names, ".weight"), tensor_names(names, ".bias"));
   return stack;
 }

@@ -1,11 +1,11 @@
-// A fully-connected layer y = x W^T + b whose weights live in the backend's packed form.
+// A fully-connected layer y = x W^T + b whose weights live in the kernels' packed form.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "kernels/backend.h"
+#include "kernels/kernels.h"
 #include "model/model_file.h"
 #include "tformer/model_plan.h"
 
@@ -15,19 +15,19 @@ class Linear {
  public:
   Linear() = default;
   // Loads `<name>.weight` [out, in] and, when `bias`, `<name>.bias` [out]. An i8 weight stays
-  // int8 (the backend's int8 path); f32 and f16 ones run in f32. `relu`: y = max(0, x W^T + b).
-  Linear(Backend& backend, const ModelFile& file, const std::string& name, size_t in, size_t out,
+  // int8 (the kernels' int8 path); f32 and f16 ones run in f32. `relu`: y = max(0, x W^T + b).
+  Linear(Kernels& kernels, const ModelFile& file, const std::string& name, size_t in, size_t out,
          bool bias = true, bool relu = false);
   // Several layers reading the same input, stacked into one operator (e.g. keys and values):
   // the output row holds each layer's outputs one after another.
-  static Linear stacked(Backend& backend, const ModelFile& file, const std::vector<std::string>& names,
+  static Linear stacked(Kernels& kernels, const ModelFile& file, const std::vector<std::string>& names,
                         size_t in, size_t out_each);
   // From explicit weights, e.g. the output projection tied to an embedding table.
-  Linear(Backend& backend, const float* w, const float* b, size_t in, size_t out);
+  Linear(Kernels& kernels, const float* w, const float* b, size_t in, size_t out);
   // From int8 weights [out, in] with per-row scales [out].
-  Linear(Backend& backend, const int8_t* w, const float* scales, const float* b, size_t in, size_t out);
+  Linear(Kernels& kernels, const int8_t* w, const float* scales, const float* b, size_t in, size_t out);
 
-  void operator()(const float* x, size_t rows, float* y) const { backend_->linear(*packed_, x, rows, y); }
+  void operator()(const float* x, size_t rows, float* y) const { kernels_->linear(*packed_, x, rows, y); }
   size_t in() const { return packed_->in(); }
   size_t out() const { return packed_->out(); }
   bool int8() const { return packed_->int8(); }
@@ -40,7 +40,7 @@ class Linear {
   }
 
  private:
-  Backend* backend_ = nullptr;
+  Kernels* kernels_ = nullptr;
   std::unique_ptr<PackedLinear> packed_;
   std::vector<std::string> weights_, biases_;  // tensor names, stacked in this order
 };

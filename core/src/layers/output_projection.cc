@@ -8,19 +8,19 @@
 
 namespace tformer {
 
-OutputProjection::OutputProjection(Backend& backend, const float* rows, std::vector<float> bias, size_t d,
+OutputProjection::OutputProjection(Kernels& kernels, const float* rows, std::vector<float> bias, size_t d,
                                    size_t vocab)
-    : backend_(&backend),
-      full_(backend, rows, bias.empty() ? nullptr : bias.data(), d, vocab),
+    : kernels_(&kernels),
+      full_(kernels, rows, bias.empty() ? nullptr : bias.data(), d, vocab),
       rows_(rows),
       bias_(std::move(bias)),
       d_(d),
       vocab_(vocab) {}
 
-OutputProjection::OutputProjection(Backend& backend, const int8_t* rows, const float* scales, std::vector<float> bias,
+OutputProjection::OutputProjection(Kernels& kernels, const int8_t* rows, const float* scales, std::vector<float> bias,
                                    size_t d, size_t vocab)
-    : backend_(&backend),
-      full_(backend, rows, scales, bias.empty() ? nullptr : bias.data(), d, vocab),
+    : kernels_(&kernels),
+      full_(kernels, rows, scales, bias.empty() ? nullptr : bias.data(), d, vocab),
       int8_rows_(rows),
       scales_(scales),
       bias_(std::move(bias)),
@@ -47,15 +47,15 @@ Linear OutputProjection::subset(const std::vector<int>& ids) const {
       std::memcpy(&w[i * d_], int8_rows_ + size_t(ids[i]) * d_, d_);
       scales[i] = scales_[size_t(ids[i])];
     }
-    return Linear(*backend_, w.data(), scales.data(), b, d_, n);
+    return Linear(*kernels_, w.data(), scales.data(), b, d_, n);
   }
   std::vector<float> w(n * d_);
   for (size_t i = 0; i < n; ++i) std::memcpy(&w[i * d_], rows_ + size_t(ids[i]) * d_, d_ * sizeof(float));
-  return Linear(*backend_, w.data(), b, d_, n);
+  return Linear(*kernels_, w.data(), b, d_, n);
 }
 
 ShortlistProjection::ShortlistProjection(const OutputProjection& output, const std::vector<std::vector<int>>& ids)
-    : backend_(&output.backend()) {
+    : kernels_(&output.kernels()) {
   for (const std::vector<int>& list : ids) {
     if (list.empty() || !std::is_sorted(list.begin(), list.end()) || list.front() < 0 ||
         size_t(list.back()) >= output.vocab())
@@ -79,7 +79,7 @@ void ShortlistProjection::operator()(const float* x, size_t rows, const std::vec
   union_logits_.ensure(rows * U);
   union_projection_(x, rows, union_logits_.data());
   // Rows are independent: on the layers' thread pool.
-  backend_->parallel_for(rows, [&](size_t r) {
+  kernels_->parallel_for(rows, [&](size_t r) {
     const std::vector<int>& cols = columns_[size_t(row_sentence[r])];
     const float* from = &union_logits_[r * U];
     float* to = logits + r * width_;

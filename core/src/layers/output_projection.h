@@ -17,9 +17,9 @@ class OutputProjection {
  public:
   OutputProjection() = default;
   // `rows` [vocab, d] stay owned by the caller (the target embedding when tied) and must outlive
-  // this object, as must `backend`; `bias` [vocab] or empty.
-  OutputProjection(Backend& backend, const float* rows, std::vector<float> bias, size_t d, size_t vocab);
-  OutputProjection(Backend& backend, const int8_t* rows, const float* scales, std::vector<float> bias, size_t d,
+  // this object, as must `kernels`; `bias` [vocab] or empty.
+  OutputProjection(Kernels& kernels, const float* rows, std::vector<float> bias, size_t d, size_t vocab);
+  OutputProjection(Kernels& kernels, const int8_t* rows, const float* scales, std::vector<float> bias, size_t d,
                    size_t vocab);
 
   const Linear& full() const { return full_; }
@@ -27,13 +27,13 @@ class OutputProjection {
   void operator()(const float* x, size_t rows, float* y) const { full_(x, rows, y); }
   // The projection onto the given target ids (each < vocab), in their order.
   Linear subset(const std::vector<int>& ids) const;
-  Backend& backend() const { return *backend_; }
+  Kernels& kernels() const { return *kernels_; }
   // The rows are no longer readable (the caller frees them): subset() is refused from now on.
   void forget_rows() { rows_ = nullptr, int8_rows_ = nullptr, scales_ = nullptr; }
   size_t vocab() const { return vocab_; }
 
  private:
-  Backend* backend_ = nullptr;
+  Kernels* kernels_ = nullptr;
   Linear full_;
   const float* rows_ = nullptr;
   const int8_t* int8_rows_ = nullptr;
@@ -59,7 +59,7 @@ class ShortlistProjection {
   void operator()(const float* x, size_t rows, const std::vector<int>& row_sentence, float* logits);
 
  private:
-  Backend* backend_;
+  Kernels* kernels_;
   std::vector<int> union_;                  // every sentence's ids, ascending, once each
   std::vector<std::vector<int>> columns_;  // per sentence: where each of its ids lies in union_
   size_t width_ = 0;

@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "kernels/backend.h"
+#include "kernels/kernels.h"
 #include "kernels/ops.h"
 #include "layers/layer_norm.h"
 #include "model/config.h"
@@ -26,7 +26,7 @@ struct ResidualBuffers {
 // which a pre-norm self-attention reads its keys and values from when the model says so
 // (prenorm_raw_self_kv).
 template <typename Sublayer>
-void residual_sublayer(Backend& backend, Norm placement, const LayerNorm& norm, float* x, size_t rows, size_t d,
+void residual_sublayer(Kernels& kernels, Norm placement, const LayerNorm& norm, float* x, size_t rows, size_t d,
                        ResidualBuffers& buffers, Sublayer&& sublayer) {
   buffers.out.ensure(rows * d);
   float* out = buffers.out.data();
@@ -37,7 +37,7 @@ void residual_sublayer(Backend& backend, Norm placement, const LayerNorm& norm, 
     ops::add_inplace(x, out, rows * d);
   } else {
     sublayer(static_cast<const float*>(x), static_cast<const float*>(x), out);
-    norm.add_and_normalize(backend, x, out, rows);
+    norm.add_and_normalize(kernels, x, out, rows);
   }
 }
 

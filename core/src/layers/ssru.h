@@ -12,9 +12,9 @@ namespace tformer {
 class Ssru {
  public:
   Ssru() = default;
-  Ssru(Backend& backend, const ModelFile& file, const std::string& prefix, int d_model)
-      : w_(backend, file, prefix + ".w", d_model, d_model, /*bias=*/false),
-        wf_(backend, file, prefix + ".wf", d_model, d_model) {}
+  Ssru(Kernels& kernels, const ModelFile& file, const std::string& prefix, int d_model)
+      : w_(kernels, file, prefix + ".w", d_model, d_model, /*bias=*/false),
+        wf_(kernels, file, prefix + ".wf", d_model, d_model) {}
 
   // One time step for `rows` rows: x [rows, d] in, state [rows, d] updated, h [rows, d] out.
   // scratch: 2 * rows * d floats.

@@ -560,10 +560,12 @@ MarianImport import_marian(const std::vector<MarianFile>& files, const MarianImp
   // Library errors that get past the readers' own checks still reach the caller as tformer::Error.
   try {
     return import(files, opt);
+  } catch (Error& e) {
+    throw e.in(Phase::kImport, ErrorCode::kInvalidModel);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(std::string("the Marian model's text is not valid (") + e.what() + ")");
+    throw Error(ErrorCode::kInvalidModel, Phase::kImport, std::string("the Marian model's text is not valid (") + e.what() + ")");
   } catch (const std::bad_alloc&) {
-    throw Error("out of memory while importing the Marian model");
+    throw Error(ErrorCode::kResources, Phase::kImport, "out of memory while importing the Marian model");
   }
 }
 

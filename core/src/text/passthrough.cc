@@ -183,6 +183,27 @@ size_t non_space_chars(std::string_view s) {
   return count;
 }
 
+// Punctuation that may close a sentence: after the last word, before the end.
+bool is_closing_punct(char32_t c) {
+  return c == '.' || c == '!' || c == '?' || c == 0x2026 || c == ')' || c == ']' || c == '"' || c == '\'' || c == 0xBB ||
+         c == 0x201C || c == 0x201D || c == 0x2019 || c == 0x3002 || c == 0xFF01 || c == 0xFF1F;
+}
+
+// Whether nothing but spaces and closing punctuation follows `at` in `text`.
+bool closes(std::string_view text, size_t at) {
+  for (const CodePoint& c : decode(text.substr(at)))
+    if (!is_space(c.value) && !is_closing_punct(c.value)) return false;
+  return true;
+}
+
+// Where the closing punctuation at the end of `text` begins (the end when it has none).
+size_t closing_start(std::string_view text) {
+  size_t at = text.size();
+  const std::vector<CodePoint> cps = decode(text);
+  for (size_t i = cps.size(); i > 0 && (is_space(cps[i - 1].value) || is_closing_punct(cps[i - 1].value)); --i) at = cps[i - 1].begin;
+  return at;
+}
+
 bool is_word_piece(const std::string& p) {
   // A piece that continues a word (letters or digits), as opposed to punctuation.
   for (const CodePoint& c : decode(p))
@@ -218,7 +239,7 @@ std::string restore(const ProtectedSentence& sentence, const std::vector<std::st
   size_t total = 0;
   for (const std::string& p : source_pieces) source_end.push_back(total += non_space_chars(p));
 
-  struct Insert { size_t position; std::string text; size_t order; };
+  struct Insert { size_t position; std::string text; size_t order; bool space_before; };
   std::vector<Insert> inserts;
   for (size_t s = 0; s < sentence.spans.size(); ++s) {
     const ProtectedSpan& span = sentence.spans[s];
@@ -228,7 +249,12 @@ std::string restore(const ProtectedSentence& sentence, const std::vector<std::st
     const bool after = k > 0;
     const size_t anchor = after ? k - 1 : 0;
     size_t position = target_text.size();
-    if (spelled_ok && T > 0 && !source_pieces.empty()) {
+    if (closes(sentence.text, span.at)) {
+      // A span that closes the sentence closes the translation, before its closing punctuation:
+      // the order of the last words differs between languages, so the word before the span is no
+      // guide ("gefunden zu werden 😀." is "to be found 😀.", not "to be 😀 found.").
+      position = closing_start(target_text);
+    } else if (spelled_ok && T > 0 && !source_pieces.empty()) {
       // The target piece that looked most at the anchor, where that is clear (a weight of at least
       // kConfidentWeight: models trained with guided alignment, as Marian's are, give such peaks).
       // Otherwise the same relative place in the translation: the cross-attention of small models
@@ -266,13 +292,17 @@ std::string restore(const ProtectedSentence& sentence, const std::vector<std::st
     } else if (span.space_after && position < target_text.size()) {
       text += " ";
     }
-    inserts.push_back({position, std::move(text), s});
+    inserts.push_back({position, std::move(text), s, after && span.space_before});
   }
   std::stable_sort(inserts.begin(), inserts.end(), [](const Insert& a, const Insert& b) { return a.position < b.position; });
   std::string out;
   size_t at = 0;
-  for (const Insert& i : inserts) {
+  for (size_t n = 0; n < inserts.size(); ++n) {
+    const Insert& i = inserts[n];
     out.append(target_text, at, i.position - at);
+    // Spans side by side at the very start (a translation that is empty before them) keep the
+    // space that stood between them: "0171 2345678", not "01712345678".
+    if (i.position == 0 && i.space_before && n > 0 && inserts[n - 1].position == 0 && !out.empty() && out.back() != ' ') out += ' ';
     out += i.text;
     at = i.position;
   }

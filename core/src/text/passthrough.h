@@ -11,9 +11,12 @@
 // the mean of the last cross-attention layer's heads); otherwise at the same relative place in the
 // translation. Models without an alignment head have attention close to uniform, so with them the
 // relative place decides: "Das Wetter ist ☀️ heute." -> "The weather is ☀️ today.", "Ich habe 3
-// Katzen und 2 Hunde." -> "I have 3 dogs and 2 cats." (the model's order).
-// TranslateOptions::passthrough switches it on (off by default: parity tests compare the plain
-// model with its reference implementations).
+// Katzen und 2 Hunde." -> "I have 3 dogs and 2 cats." (the model's order). A span that closes the
+// sentence (only closing punctuation after it) closes the translation, before its closing
+// punctuation, whatever the alignment says: "Es kostet nichts, gefunden zu werden 😀." -> "It
+// costs nothing to be found 😀." (the word before it, "werden", aligns with "be").
+// TranslateOptions::passthrough switches it (on by default; the parity tests, which compare the
+// plain model with its reference implementations, turn it off).
 #pragma once
 
 #include <cstddef>

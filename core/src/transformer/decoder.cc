@@ -14,9 +14,9 @@
 
 namespace tformer {
 
-Decoder::Decoder(Backend& backend, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
+Decoder::Decoder(Kernels& kernels, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
                  const PositionalEncoding& positions, const OutputProjection& output)
-    : backend_(backend), config_(config), embedding_(embedding), positions_(positions), output_(output) {
+    : kernels_(kernels), config_(config), embedding_(embedding), positions_(positions), output_(output) {
   const int d = config.d_model;
   const float eps = config.layer_norm_eps;
   const auto self_inputs = config.self_attention_shares_inputs() ? MultiHeadAttention::Inputs::kShared
@@ -25,16 +25,16 @@ Decoder::Decoder(Backend& backend, const ModelFile& file, const ModelConfig& con
     const std::string p = "decoder.layers." + std::to_string(i);
     Layer layer;
     if (config.decoder_layer_type == DecoderLayerType::kSsru) {
-      layer.self = Ssru(backend, file, p + ".ssru", d);
+      layer.self = Ssru(kernels, file, p + ".ssru", d);
       layer.self_norm = LayerNorm(file, p + ".ssru_norm", d, eps);
     } else {
-      layer.self = MultiHeadAttention(backend, file, p + ".self_attn", d, config.heads, self_inputs);
+      layer.self = MultiHeadAttention(kernels, file, p + ".self_attn", d, config.heads, self_inputs);
       layer.self_norm = LayerNorm(file, p + ".self_attn_norm", d, eps);
     }
     layer.cross_attn =
-        MultiHeadAttention(backend, file, p + ".cross_attn", d, config.heads, MultiHeadAttention::Inputs::kSeparate);
+        MultiHeadAttention(kernels, file, p + ".cross_attn", d, config.heads, MultiHeadAttention::Inputs::kSeparate);
     layer.cross_attn_norm = LayerNorm(file, p + ".cross_attn_norm", d, eps);
-    layer.ffn = FeedForward(backend, file, p + ".ffn", d, config.ffn_dim, config.activation);
+    layer.ffn = FeedForward(kernels, file, p + ".ffn", d, config.ffn_dim, config.activation);
     layer.ffn_norm = LayerNorm(file, p + ".ffn_norm", d, eps);
     layers_.push_back(std::move(layer));
   }
@@ -93,7 +93,7 @@ void Decoder::self_block(const Layer& layer, DecoderState::Layer& cache, Decoder
   const size_t row_stride = state.capacity * 2 * d;
   for (size_t r = 0; r < rows; ++r)
     std::memcpy(&cache.cache[r * row_stride + t * 2 * d], p.kv + r * p.kv_stride, 2 * d * sizeof(float));
-  backend_.parallel_for(rows, [&](size_t r) {
+  kernels_.parallel_for(rows, [&](size_t r) {
     attn.attend(p.q + r * p.q_stride, &cache.cache[r * row_stride], t + 1, 2 * d, &heads[r * d]);
   });
   attn.output()(heads, rows, result);
@@ -108,7 +108,7 @@ void Decoder::cross_block(const Layer& layer, const DecoderState::Layer& cache, 
   float* q = s.q.data();
   float* heads = s.heads.data();
   layer.cross_attn.query()(query_in, rows, q);
-  backend_.parallel_for(rows, [&](size_t r) {
+  kernels_.parallel_for(rows, [&](size_t r) {
     const size_t b = size_t(state.row_sentence[r]);
     const size_t n = size_t(state.source_lengths[b]);
     float* weights = alignment ? alignment + r * state.memory_stride : nullptr;
@@ -161,17 +161,17 @@ void Decoder::step_hidden(DecoderState& state, const std::vector<int>& tokens, s
     DecoderState::Layer& cache = state.layers[l];
     const size_t align_layer = alignment_head_.named() ? size_t(alignment_head_.layer) : layers_.size() - 1;
     float* align = (alignment && l == align_layer) ? alignment->data() : nullptr;
-    residual_sublayer(backend_, placement, layer.self_norm, x, rows, d, s.residual,
+    residual_sublayer(kernels_, placement, layer.self_norm, x, rows, d, s.residual,
                       [&](const float* in, const float* raw, float* result) {
                         profile::Scope timed(profile::Phase::kSelfAttention);
                         self_block(layer, cache, state, in, raw_kv ? raw : in, result);
                       });
-    residual_sublayer(backend_, placement, layer.cross_attn_norm, x, rows, d, s.residual,
+    residual_sublayer(kernels_, placement, layer.cross_attn_norm, x, rows, d, s.residual,
                       [&](const float* in, const float*, float* result) {
                         profile::Scope timed(profile::Phase::kCrossAttention);
                         cross_block(layer, cache, state, in, result, align, alignment_head_.head);
                       });
-    residual_sublayer(backend_, placement, layer.ffn_norm, x, rows, d, s.residual,
+    residual_sublayer(kernels_, placement, layer.ffn_norm, x, rows, d, s.residual,
                       [&](const float* in, const float*, float* result) {
                         profile::Scope timed(profile::Phase::kFeedForward);
                         layer.ffn(in, rows, result, s.ffn_hidden);

@@ -57,7 +57,7 @@ struct DecoderState {
 
 class Decoder {
  public:
-  Decoder(Backend& backend, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
+  Decoder(Kernels& kernels, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
           const PositionalEncoding& positions, const OutputProjection& output);
 
   // Starts decoding: one row per sentence, room for `max_steps` positions. `vocabularies`: empty,
@@ -81,8 +81,8 @@ class Decoder {
   // vocabularies, row r holds the logits of its sentence's ids, in their order.
   void project(DecoderState& state, const float* hidden, float* logits) const;
   size_t logits_width(const DecoderState& state) const;
-  // The backend the layers run on (its thread pool also serves the search's per-row work).
-  Backend& backend() const { return backend_; }
+  // The kernels the layers run on (their thread pool also serves the search's per-row work).
+  Kernels& kernels() const { return kernels_; }
   // Keeps rows parents[0..n): new row i continues old row parents[i].
   void select_rows(DecoderState& state, const std::vector<int>& parents) const;
 
@@ -102,7 +102,7 @@ class Decoder {
   void cross_block(const Layer& layer, const DecoderState::Layer& cache, DecoderState& state,
                    const float* query_in, float* result, float* alignment, int alignment_head) const;
 
-  Backend& backend_;
+  Kernels& kernels_;
   const ModelConfig& config_;
   const Embedding& embedding_;
   const PositionalEncoding& positions_;

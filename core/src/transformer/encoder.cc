@@ -6,17 +6,17 @@
 
 namespace tformer {
 
-Encoder::Encoder(Backend& backend, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
+Encoder::Encoder(Kernels& kernels, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
                  const PositionalEncoding& positions)
-    : backend_(backend), config_(config), embedding_(embedding), positions_(positions) {
+    : kernels_(kernels), config_(config), embedding_(embedding), positions_(positions) {
   const int d = config.d_model;
   const auto inputs = config.self_attention_shares_inputs() ? MultiHeadAttention::Inputs::kShared
                                                             : MultiHeadAttention::Inputs::kSeparate;
   for (int i = 0; i < config.encoder_layers; ++i) {
     const std::string p = "encoder.layers." + std::to_string(i);
-    layers_.push_back(Layer{MultiHeadAttention(backend, file, p + ".self_attn", d, config.heads, inputs),
+    layers_.push_back(Layer{MultiHeadAttention(kernels, file, p + ".self_attn", d, config.heads, inputs),
                             LayerNorm(file, p + ".self_attn_norm", d, config.layer_norm_eps),
-                            FeedForward(backend, file, p + ".ffn", d, config.ffn_dim, config.activation),
+                            FeedForward(kernels, file, p + ".ffn", d, config.ffn_dim, config.activation),
                             LayerNorm(file, p + ".ffn_norm", d, config.layer_norm_eps)});
   }
   if (config.norm == Norm::kPre) final_norm_ = LayerNorm(file, "encoder.final_norm", d, config.layer_norm_eps);
@@ -34,7 +34,7 @@ void Encoder::self_attention(const Layer& layer, const float* query_in, const fl
   float* heads = scratch.heads.data();
   const MultiHeadAttention::Projections p = attn.project(query_in, kv_in, rows, scratch.q, scratch.kv);
   // One task per token, attending over its own sentence's keys (a key padding mask, implicitly).
-  backend_.parallel_for(rows, [&](size_t r) {
+  kernels_.parallel_for(rows, [&](size_t r) {
     const size_t b = size_t(std::upper_bound(starts.begin(), starts.end(), r) - starts.begin()) - 1;
     const size_t n = starts[b + 1] - starts[b];
     attn.attend(p.q + r * p.q_stride, p.kv + starts[b] * p.kv_stride, n, p.kv_stride, &heads[r * d]);
@@ -92,11 +92,11 @@ EncoderOutput Encoder::forward(const std::vector<std::vector<int>>& sources) con
   const Norm placement = config_.norm;
   const bool raw_kv = config_.prenorm_raw_self_kv;
   for (const Layer& layer : layers_) {
-    residual_sublayer(backend_, placement, layer.self_attn_norm, x, rows, d, scratch.residual,
+    residual_sublayer(kernels_, placement, layer.self_attn_norm, x, rows, d, scratch.residual,
                       [&](const float* in, const float* raw, float* result) {
                         self_attention(layer, in, raw_kv ? raw : in, starts, scratch, result);
                       });
-    residual_sublayer(backend_, placement, layer.ffn_norm, x, rows, d, scratch.residual,
+    residual_sublayer(kernels_, placement, layer.ffn_norm, x, rows, d, scratch.residual,
                       [&](const float* in, const float*, float* result) {
                         layer.ffn(in, rows, result, scratch.ffn_hidden);
                       });

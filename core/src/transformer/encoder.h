@@ -27,7 +27,7 @@ struct EncoderOutput {
 
 class Encoder {
  public:
-  Encoder(Backend& backend, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
+  Encoder(Kernels& kernels, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
           const PositionalEncoding& positions);
   // sources: token ids per sentence (BOS/EOS already added), each at most max_positions long.
   EncoderOutput forward(const std::vector<std::vector<int>>& sources) const;
@@ -52,7 +52,7 @@ class Encoder {
   void self_attention(const Layer& layer, const float* query_in, const float* kv_in,
                       const std::vector<size_t>& starts, Scratch& scratch, float* result) const;
 
-  Backend& backend_;
+  Kernels& kernels_;
   const ModelConfig& config_;
   const Embedding& embedding_;
   const PositionalEncoding& positions_;

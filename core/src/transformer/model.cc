@@ -2,7 +2,7 @@
 
 namespace tformer {
 
-TransformerModel::TransformerModel(Backend& backend, const ModelFile& file) : config_(file.config()) {
+TransformerModel::TransformerModel(Kernels& kernels, const ModelFile& file) : config_(file.config()) {
   const ModelConfig& c = config_;
   const size_t V = size_t(c.vocab_size), d = size_t(c.d_model);
   if (c.tied_embeddings == TiedEmbeddings::kAll) {
@@ -20,27 +20,27 @@ TransformerModel::TransformerModel(Backend& backend, const ModelFile& file) : co
       ModelFile::Int8Rows w = file.int8_rows("output.weight", shape);
       output_scales_ = std::move(w.scales);
       if (keep) output_int8_rows_.assign(w.values, w.values + V * d);
-      output_ = OutputProjection(backend, keep ? output_int8_rows_.data() : w.values, output_scales_.data(),
+      output_ = OutputProjection(kernels, keep ? output_int8_rows_.data() : w.values, output_scales_.data(),
                                  std::move(bias), d, V);
     } else {
       output_rows_ = file.floats("output.weight", shape);
-      output_ = OutputProjection(backend, output_rows_.data(), std::move(bias), d, V);
+      output_ = OutputProjection(kernels, output_rows_.data(), std::move(bias), d, V);
     }
-    if (!keep) {  // packed by the backend: the rows are not read again
+    if (!keep) {  // packed by the kernels: the rows are not read again
       output_.forget_rows();
       std::vector<float>().swap(output_rows_);
       std::vector<float>().swap(output_scales_);
     }
   } else if (target.int8()) {
-    output_ = OutputProjection(backend, target.int8_data(), target.scales(), std::move(bias), d, V);  // logits = x E^T + b, int8
+    output_ = OutputProjection(kernels, target.int8_data(), target.scales(), std::move(bias), d, V);  // logits = x E^T + b, int8
   } else {
-    output_ = OutputProjection(backend, target.data(), std::move(bias), d, V);  // logits = x E^T + b
+    output_ = OutputProjection(kernels, target.data(), std::move(bias), d, V);  // logits = x E^T + b
   }
   output_.full().set_tensor_names({c.tied_embeddings == TiedEmbeddings::kNone ? std::string("output.weight") : target.name()},
                            c.output_bias ? std::vector<std::string>{"output_bias"} : std::vector<std::string>{});
   positions_ = PositionalEncoding(c.positional_encoding, c.max_positions, c.d_model);
-  encoder_.emplace(backend, file, config_, source_embedding_, positions_);
-  decoder_.emplace(backend, file, config_, target, positions_, output_);
+  encoder_.emplace(kernels, file, config_, source_embedding_, positions_);
+  decoder_.emplace(kernels, file, config_, target, positions_, output_);
 }
 
 ModelPlan TransformerModel::plan() const {

@@ -1,11 +1,11 @@
-// A whole encoder-decoder model built from a .tfm file on a backend: embeddings (shared or not),
+// A whole encoder-decoder model built from a .tfm file on a kernel library: embeddings (shared or not),
 // positional encodings, the output projection (tied to the target embedding or not), the
 // encoder and the incremental decoder.
 #pragma once
 
 #include <optional>
 
-#include "kernels/backend.h"
+#include "kernels/kernels.h"
 #include "layers/embedding.h"
 #include "layers/linear.h"
 #include "layers/output_projection.h"
@@ -18,7 +18,7 @@ namespace tformer {
 
 class TransformerModel {
  public:
-  TransformerModel(Backend& backend, const ModelFile& file);
+  TransformerModel(Kernels& kernels, const ModelFile& file);
   TransformerModel(const TransformerModel&) = delete;
   TransformerModel& operator=(const TransformerModel&) = delete;
 

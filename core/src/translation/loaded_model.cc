@@ -8,22 +8,22 @@
 namespace tformer {
 namespace {
 
-std::unique_ptr<Backend> make_backend(const TranslatorConfig& c) {
+std::unique_ptr<Kernels> make_kernels(const TranslatorConfig& c) {
   validate(c);
-  return c.backend == BackendKind::kReference ? make_reference_backend() : make_xnnpack_backend(c.threads);
+  return c.kernels == KernelLibrary::kReference ? make_reference_kernels() : make_xnnpack_kernels(c.threads);
 }
 
 }  // namespace
 
 LoadedModel::LoadedModel(ModelFile f, const TranslatorConfig& translator_config)
-    : config(f.config()), backend(make_backend(translator_config)) {
+    : config(f.config()), kernels(make_kernels(translator_config)) {
   const TokenizerSpec& spec = f.tokenizer();
   auto table = [&](const std::string& name) { return name.empty() ? std::string() : f.bytes_of(name); };
   source_tokenizer.emplace(f.bytes_of(spec.source), table(spec.source_vocab), "tokenizer table '" + spec.source_vocab + "'");
   target_tokenizer.emplace(f.bytes_of(spec.target), table(spec.target_vocab), "tokenizer table '" + spec.target_vocab + "'");
   check_tokenizers();
   f.check_memory();
-  model.emplace(*backend, f);
+  model.emplace(*kernels, f);
   if (f.has("shortlist")) {
     const std::string blob = f.bytes_of("shortlist");
     // Marian's rule: a shortlist adds the source ids themselves when both sides share one vocabulary.

@@ -1,5 +1,5 @@
 // A model loaded for translation, shared (by shared_ptr) by a Translator and every session it
-// began, so that a session may outlive its Translator: the file, its config, the backend and the
+// began, so that a session may outlive its Translator: the file, its config, the kernels and the
 // network, both tokenizers, the steps of a translation built on them (segmenter, response
 // builder), what info() reports, and the lock that serialises the work of all of them.
 #pragma once
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "decoding/shortlist.h"
-#include "kernels/backend.h"
+#include "kernels/kernels.h"
 #include "model/config.h"
 #include "model/model_file.h"
 #include "text/tokenizer.h"
@@ -23,7 +23,7 @@ namespace tformer {
 
 struct LoadedModel {
   // Checks what the network's own loading does not (the tokenizers against the config, the memory
-  // the model needs) and builds the network on the backend the config asks for. Throws
+  // the model needs) and builds the network on the kernel library the config asks for. Throws
   // tformer::Error naming the problem.
   LoadedModel(ModelFile file, const TranslatorConfig& translator_config);
   LoadedModel(const LoadedModel&) = delete;  // the parts below point into it
@@ -33,7 +33,7 @@ struct LoadedModel {
   TensorFloats tensor_floats(const std::string& name) const;
 
   ModelConfig config;
-  std::unique_ptr<Backend> backend;
+  std::unique_ptr<Kernels> kernels;  // the kernel library (TranslatorConfig::kernels)
   std::optional<Tokenizer> source_tokenizer, target_tokenizer;
   std::optional<TransformerModel> model;
   // The file's lexical shortlist (tensor "shortlist"), if it has one.

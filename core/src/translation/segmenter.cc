@@ -16,15 +16,14 @@ size_t Segmenter::max_piece_tokens(const TranslateOptions& options) const {
   // ModelConfig guarantees max_positions > specials; without a piece length of at least one
   // the cutting in split() would never end.
   size_t max_tokens = size_t(config_.max_positions) > specials ? size_t(config_.max_positions) - specials : 0;
-  if (max_tokens < 1) throw Error("the model's max_positions leaves no room for a source token");
+  if (max_tokens < 1) throw Error(ErrorCode::kInvalidModel, Phase::kRequest, "the model's max_positions leaves no room for a source token");
   if (options.max_sentence_tokens > 0) max_tokens = std::min(max_tokens, size_t(options.max_sentence_tokens));
   return max_tokens;
 }
 
 void Segmenter::split(size_t p, const std::string& text, const TranslateOptions& options, std::vector<Segment>& out) const {
-  const std::string what = "input text " + std::to_string(p + 1);
-  require_valid_utf8(text, what.c_str());
-  require_at_most_chars(text, options.max_input_chars, what.c_str());
+  require_valid_utf8(text, p);
+  require_at_most_chars(text, options.max_input_chars, p);
   const ModelConfig& c = config_;
   const size_t max_tokens = max_piece_tokens(options);
   // Passthrough: characters the source vocabulary lacks (they would be <unk>), asked once each.

@@ -37,10 +37,10 @@ class Segmenter {
   // BOS/EOS, or options.max_sentence_tokens where that is positive and smaller.
   size_t max_piece_tokens(const TranslateOptions& options) const;
 
-  // Appends the segments of input text number `paragraph` to `out`, in order. Throws
-  // tformer::Error naming the text ("input text 2 ...", counting from 1) when it is not valid
-  // UTF-8 or has more than options.max_input_chars characters. A sentence with no tokens (control
-  // characters only) gives no segment.
+  // Appends the segments of input text number `paragraph` to `out`, in order. Throws a
+  // tformer::Error about that text (Error::input() is `paragraph`) when it is not valid UTF-8
+  // (kInvalidText) or has more than options.max_input_chars characters (kTextTooLong). A sentence
+  // with no tokens (control characters only) gives no segment.
   void split(size_t paragraph, const std::string& text, const TranslateOptions& options, std::vector<Segment>& out) const;
 
  private:

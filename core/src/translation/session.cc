@@ -13,21 +13,23 @@
 namespace tformer {
 namespace {
 
-SearchOptions search_options(const TranslateOptions& options) {
+// `spans`: some sentence of the batch had spans taken out (passthrough), which are put back by the
+// alignment, as html places its elements by it; other batches need it only when asked for.
+SearchOptions search_options(const TranslateOptions& options, bool spans) {
   SearchOptions so;
   so.beam_size = options.beam_size;
   so.nbest = options.nbest;
   so.length_penalty = options.length_penalty;
   // passthrough places spans by it, html places elements by it
-  so.alignment = options.return_alignment || options.passthrough || options.html;
+  so.alignment = options.return_alignment || spans || options.html;
   return so;
 }
 
 }  // namespace
 
 TranslationSession::Impl::Impl(std::shared_ptr<LoadedModel> model, const std::vector<std::string>& texts,
-                               const TranslateOptions& options, const SessionCallNames& names)
-    : m_(std::move(model)), options_(options), names_(names), paragraphs_(texts.size()) {
+                               const TranslateOptions& options)
+    : m_(std::move(model)), options_(options), paragraphs_(texts.size()) {
   validate(options);
   if (options.html) {
     split_html(texts);
@@ -54,12 +56,12 @@ TranslationSession::Impl::Impl(std::shared_ptr<LoadedModel> model, const std::ve
 }
 
 TranslationSession::Need TranslationSession::Impl::next() {
-  if (phase_ == Phase::kEncodePending || phase_ == Phase::kProjectPending)
-    throw Error(names_.next + ": the pending " + (phase_ == Phase::kEncodePending ? "encode" : "projection") +
-                " request has no answer yet: call " +
-                (phase_ == Phase::kEncodePending ? names_.provide_encoder_output
-                                                 : names_.provide_logits + ", " + names_.provide_candidates) +
-                " or " + names_.compute_on_cpu + " first");
+  if (phase_ == Phase::kEncodePending)
+    throw Error::wrong_state(Call::kNext, "cannot go on: the pending encode request has no answer yet",
+                             {Call::kProvideEncoderOutput, Call::kComputeOnCpu});
+  if (phase_ == Phase::kProjectPending)
+    throw Error::wrong_state(Call::kNext, "cannot go on: the pending projection request has no answer yet",
+                             {Call::kProvideLogits, Call::kProvideCandidates, Call::kComputeOnCpu});
   if (phase_ == Phase::kDone) return Need::kDone;
   std::lock_guard<std::mutex> lock(m_->mutex);
   if (phase_ == Phase::kEncodeAnswered) {
@@ -70,7 +72,9 @@ TranslationSession::Need TranslationSession::Impl::next() {
     if (m_->shortlist && options_.shortlist)
       for (size_t u : batches_[batch_])
         shortlists.push_back(m_->shortlist->words(segments_[u].source.data(), segments_[u].source.size()));
-    search_.emplace(m_->model->decoder(), m_->config, *memory_, std::move(max_lengths), search_options(options_),
+    const bool spans = std::any_of(batches_[batch_].begin(), batches_[batch_].end(),
+                                   [&](size_t u) { return !segments_[u].kept.spans.empty(); });
+    search_.emplace(m_->model->decoder(), m_->config, *memory_, std::move(max_lengths), search_options(options_, spans),
                     search_rules(m_->config, options_.repetition_guard, std::move(shortlists)));
     memory_.reset();  // the decoder keeps the keys and values it needs
   } else if (phase_ == Phase::kProjectAnswered) {
@@ -111,13 +115,12 @@ void TranslationSession::Impl::split_html(const std::vector<std::string>& texts)
   html_options.skip_code = !options_.html_translate_code;
   size_t blocks = 0;
   for (size_t p = 0; p < texts.size(); ++p) {
-    const std::string what = "input text " + std::to_string(p + 1);
-    require_valid_utf8(texts[p], what.c_str());
-    require_at_most_chars(texts[p], options_.max_input_chars, what.c_str());
+    require_valid_utf8(texts[p], p);
+    require_at_most_chars(texts[p], options_.max_input_chars, p);
     try {
       html_.push_back(parse_html(texts[p], html_options));
     } catch (const Error& e) {
-      throw Error(what + ": " + e.what());
+      throw Error::about_input(ErrorCode::kInvalidText, p, std::string("cannot be read as HTML: ") + e.detail());
     }
     for (const HtmlBlock& b : html_.back().blocks) m_->segmenter->split(blocks++, html_model_text(b.text), options_, segments_);
   }
@@ -144,14 +147,14 @@ void TranslationSession::Impl::assemble_html() {
 }
 
 const TranslationSession::EncodeRequest& TranslationSession::Impl::encode_request() const {
-  expect(Phase::kEncodePending, "encode_request()");
+  expect(Phase::kEncodePending, Call::kEncodeRequest);
   return request_;
 }
 
 void TranslationSession::Impl::provide_encoder_output(const float* states, size_t size) {
-  expect(Phase::kEncodePending, names_.provide_encoder_output);
+  expect(Phase::kEncodePending, Call::kProvideEncoderOutput);
   const size_t d = d_model();
-  check_values(names_.provide_encoder_output, states, size, request_.batch * request_.length * d,
+  check_values(Call::kProvideEncoderOutput, states, size, request_.batch * request_.length * d,
                "batch " + std::to_string(request_.batch) + " x length " + std::to_string(request_.length) +
                    " x d_model " + std::to_string(d));
   EncoderOutput memory;
@@ -165,27 +168,29 @@ void TranslationSession::Impl::provide_encoder_output(const float* states, size_
 }
 
 const float* TranslationSession::Impl::hidden(size_t* rows) const {
-  expect(Phase::kProjectPending, "hidden()");
+  expect(Phase::kProjectPending, Call::kHidden);
   if (rows) *rows = search_->rows();
   return hidden_;
 }
 
 bool TranslationSession::Impl::projects_on_cpu_only() const {
-  expect(Phase::kProjectPending, "projects_on_cpu_only()");
+  expect(Phase::kProjectPending, Call::kProjectsOnCpuOnly);
   return search_->shortlisted();
 }
 
-void TranslationSession::Impl::refuse_if_shortlisted(const std::string& call) const {
+void TranslationSession::Impl::refuse_if_shortlisted(Call call) const {
   if (search_->shortlisted())
-    throw Error(call + ": this batch is decoded with the model's lexical shortlist, whose projection onto the "
-                "shortlisted words only the engine computes: answer with " + names_.compute_on_cpu);
+    throw Error::wrong_state(call,
+                             "cannot answer this batch: it is decoded with the model's lexical shortlist, whose "
+                             "projection onto the shortlisted words only the engine computes",
+                             {Call::kComputeOnCpu});
 }
 
 void TranslationSession::Impl::provide_logits(const float* logits, size_t size) {
-  expect(Phase::kProjectPending, names_.provide_logits);
-  refuse_if_shortlisted(names_.provide_logits);
+  expect(Phase::kProjectPending, Call::kProvideLogits);
+  refuse_if_shortlisted(Call::kProvideLogits);
   const size_t rows = search_->rows();
-  check_values(names_.provide_logits, logits, size, rows * vocab_size(),
+  check_values(Call::kProvideLogits, logits, size, rows * vocab_size(),
                std::to_string(rows) + " rows x vocabulary " + std::to_string(vocab_size()));
   std::copy(logits, logits + size, search_->logits());
   answered_with_candidates_ = false;
@@ -193,15 +198,17 @@ void TranslationSession::Impl::provide_logits(const float* logits, size_t size) 
 }
 
 void TranslationSession::Impl::provide_candidates(const float* rows, size_t size) {
-  expect(Phase::kProjectPending, names_.provide_candidates);
-  refuse_if_shortlisted(names_.provide_candidates);
+  expect(Phase::kProjectPending, Call::kProvideCandidates);
+  refuse_if_shortlisted(Call::kProvideCandidates);
   const size_t n = search_->rows(), k = search_->candidates_per_row(), stride = packed_floats(k), V = vocab_size();
-  check_values(names_.provide_candidates, rows, size, n * stride,
+  check_values(Call::kProvideCandidates, rows, size, n * stride,
                std::to_string(n) + " rows x (3 + 2 x " + std::to_string(k) + " candidates)");
   std::vector<float> ids(k);
   for (size_t r = 0; r < n; ++r) {
     const float* row = rows + r * stride;
-    auto bad = [&](const std::string& what) { throw Error(names_.provide_candidates + ": row " + std::to_string(r) + ": " + what); };
+    auto bad = [&](const std::string& what) {
+      throw Error(ErrorCode::kInvalidValues, Call::kProvideCandidates, "got a bad row " + std::to_string(r) + ": " + what);
+    };
     if (!std::isfinite(row[0]) || !std::isfinite(row[1])) bad("the max and log-sum-exp must be finite");
     for (size_t i = 0; i < k; ++i) {
       const float id = row[3 + 2 * i + 1];
@@ -218,13 +225,13 @@ void TranslationSession::Impl::provide_candidates(const float* rows, size_t size
 }
 
 size_t TranslationSession::Impl::candidates_per_row() const {
-  expect(Phase::kProjectPending, "candidates_per_row()");
+  expect(Phase::kProjectPending, Call::kCandidatesPerRow);
   return search_->candidates_per_row();
 }
 
 void TranslationSession::Impl::compute_on_cpu() {
   if (phase_ != Phase::kEncodePending && phase_ != Phase::kProjectPending)
-    throw Error(names_.compute_on_cpu + ": no request is pending (call " + names_.next + " first)");
+    throw Error::wrong_state(Call::kComputeOnCpu, "has no request to answer", {Call::kNext});
   std::lock_guard<std::mutex> lock(m_->mutex);
   if (phase_ == Phase::kEncodePending) {
     std::vector<std::vector<int>> sources;
@@ -260,32 +267,30 @@ std::vector<CompletedSentence> TranslationSession::Impl::take_completed() {
 
 std::vector<Translation> TranslationSession::Impl::results() const {
   if (phase_ != Phase::kDone)
-    throw Error(names_.results + ": the translation is not finished (" + names_.next + " has not returned " + names_.done + ")");
+    throw Error::wrong_state(Call::kResults, "cannot be had yet: the translation is not finished", {Call::kNext});
   return paragraphs_;
 }
 
-void TranslationSession::Impl::expect(Phase phase, const std::string& call) const {
+void TranslationSession::Impl::expect(Phase phase, Call call) const {
   if (phase_ == phase) return;
-  const char* what = phase == Phase::kEncodePending ? "an encode request" : "a projection request";
-  std::string now;
+  const std::string needs = phase == Phase::kEncodePending ? "needs an encode request, but " : "needs a projection request, but ";
   switch (phase_) {
-    case Phase::kIdle: now = "no request is pending (call " + names_.next + " first)"; break;
-    case Phase::kEncodePending: now = "an encode request is pending"; break;
-    case Phase::kProjectPending: now = "a projection request is pending"; break;
+    case Phase::kIdle: throw Error::wrong_state(call, needs + "no request is pending", {Call::kNext});
+    case Phase::kEncodePending: throw Error::wrong_state(call, needs + "an encode request is pending");
+    case Phase::kProjectPending: throw Error::wrong_state(call, needs + "a projection request is pending");
     case Phase::kEncodeAnswered:
-    case Phase::kProjectAnswered: now = "the request was answered (call " + names_.next + ")"; break;
-    case Phase::kDone: now = "the translation is finished"; break;
+    case Phase::kProjectAnswered: throw Error::wrong_state(call, needs + "the request was answered", {Call::kNext});
+    case Phase::kDone: throw Error::wrong_state(call, needs + "the translation is finished");
   }
-  throw Error(call + " needs " + what + ", but " + now);
 }
 
-void TranslationSession::Impl::check_values(const std::string& call, const float* values, size_t size, size_t expected,
+void TranslationSession::Impl::check_values(Call call, const float* values, size_t size, size_t expected,
                                             const std::string& shape) {
-  if (size != expected)
-    throw Error(call + ": " + std::to_string(size) + " values given, " + std::to_string(expected) + " expected (" + shape + ")");
-  if (!values && size) throw Error(call + ": no values given");
+  auto bad = [&](const std::string& what) { throw Error(ErrorCode::kInvalidValues, call, what); };
+  if (size != expected) bad("got " + std::to_string(size) + " values, " + std::to_string(expected) + " expected (" + shape + ")");
+  if (!values && size) bad("got no values");
   for (size_t i = 0; i < size; ++i)
-    if (std::isnan(values[i])) throw Error(call + ": value " + std::to_string(i) + " is NaN");
+    if (std::isnan(values[i])) bad("got NaN as value " + std::to_string(i));
 }
 
 void TranslationSession::Impl::make_encode_request() {

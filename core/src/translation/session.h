@@ -10,8 +10,8 @@
 //       search is done (its sentences built into results), kEncodePending for the next batch, or
 //       kDone after the last one (the results assembled)
 //
-// Every call that does not fit the phase throws tformer::Error saying what is pending; a rejected
-// answer leaves the phase as it was.
+// Every call that does not fit the phase throws a tformer::Error (kWrongState) saying what is
+// pending and which calls fit; a rejected answer leaves the phase as it was.
 #pragma once
 
 #include <memory>
@@ -33,9 +33,8 @@ class TranslationSession::Impl {
   using Need = TranslationSession::Need;
 
   // Validates the options, checks and segments every text and plans the batches; nothing is
-  // computed yet. Throws tformer::Error on a bad option or text. `names`: how errors name the calls.
-  Impl(std::shared_ptr<LoadedModel> model, const std::vector<std::string>& texts, const TranslateOptions& options,
-       const SessionCallNames& names = {});
+  // computed yet. Throws tformer::Error on a bad option or text.
+  Impl(std::shared_ptr<LoadedModel> model, const std::vector<std::string>& texts, const TranslateOptions& options);
 
   Need next();
   const EncodeRequest& encode_request() const;
@@ -54,19 +53,20 @@ class TranslationSession::Impl {
 
  private:
   enum class Phase { kIdle, kEncodePending, kEncodeAnswered, kProjectPending, kProjectAnswered, kDone };
+  // The session's calls, as its errors name them (tformer/error.h).
+  using Call = tformer::Phase;
 
-  void expect(Phase phase, const std::string& call) const;
-  static void check_values(const std::string& call, const float* values, size_t size, size_t expected, const std::string& shape);
+  void expect(Phase phase, Call call) const;
+  static void check_values(Call call, const float* values, size_t size, size_t expected, const std::string& shape);
   void make_encode_request();
   void split_html(const std::vector<std::string>& texts);
   void assemble_html();
   // Builds the sentences the search let go of since the last step.
   void collect();
-  void refuse_if_shortlisted(const std::string& call) const;
+  void refuse_if_shortlisted(Call call) const;
 
   std::shared_ptr<LoadedModel> m_;
   TranslateOptions options_;
-  SessionCallNames names_;
   std::vector<Segment> segments_;
   std::vector<std::vector<size_t>> batches_;  // indices into segments_
   std::vector<SentenceTranslation> done_;     // per segment

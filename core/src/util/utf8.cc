@@ -41,13 +41,13 @@ size_t find_invalid_utf8(std::string_view s) {
   return std::string_view::npos;
 }
 
-void require_valid_utf8(std::string_view text, const char* what) {
+void require_valid_utf8(std::string_view text, size_t input) {
   const size_t at = find_invalid_utf8(text);
   if (at == std::string_view::npos) return;
   char byte[8];
   std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[at]));
-  throw Error(std::string(what) + " is not valid UTF-8: byte " + byte + " at offset " +
-              std::to_string(at));
+  throw Error::about_input(ErrorCode::kInvalidText, input,
+                           std::string("is not valid UTF-8: byte ") + byte + " at offset " + std::to_string(at));
 }
 
 size_t count_chars(std::string_view text) {
@@ -56,13 +56,14 @@ size_t count_chars(std::string_view text) {
   return n;
 }
 
-void require_at_most_chars(std::string_view text, size_t limit, const char* what) {
+void require_at_most_chars(std::string_view text, size_t limit, size_t input) {
   // Bytes bound characters from above: most texts need no count.
   if (limit == 0 || text.size() <= limit) return;
   const size_t n = count_chars(text);
   if (n > limit)
-    throw Error(std::string(what) + " has " + std::to_string(n) + " characters, more than the limit of " +
-                std::to_string(limit) + " per input");
+    throw Error::about_input(ErrorCode::kTextTooLong, input,
+                             "has " + std::to_string(n) + " characters, more than the limit of " + std::to_string(limit) +
+                                 " per input");
 }
 
 }  // namespace tformer

@@ -10,14 +10,15 @@ namespace tformer {
 // (overlong forms, surrogates and code points above U+10FFFF count as malformed), or npos.
 size_t find_invalid_utf8(std::string_view text);
 
-// Throws tformer::Error naming `what` and the offset when `text` is not valid UTF-8.
-void require_valid_utf8(std::string_view text, const char* what);
+// Throws a tformer::Error about input text `input` (kInvalidText, with the offset) when `text` is
+// not valid UTF-8.
+void require_valid_utf8(std::string_view text, size_t input);
 
 // The number of characters (code points) of valid UTF-8 text.
 size_t count_chars(std::string_view text);
 
-// Throws tformer::Error naming `what` when valid UTF-8 `text` has more than `limit` characters
-// (0: no limit).
-void require_at_most_chars(std::string_view text, size_t limit, const char* what);
+// Throws a tformer::Error about input text `input` (kTextTooLong) when valid UTF-8 `text` has more
+// than `limit` characters (0: no limit).
+void require_at_most_chars(std::string_view text, size_t limit, size_t input);
 
 }  // namespace tformer

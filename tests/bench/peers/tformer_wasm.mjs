@@ -34,8 +34,8 @@ export async function benchWasm({ model, input, variant = 'mt', threads = 1, bea
   if (variant === 'st' && threads !== 1) throw new Error('the st variant runs one thread only');
   const lines = readLines(input);
   if (!lines.length) throw new Error(`${input}: no non-empty lines`);
-  const options = { beam, maxLength, nbest: 1, returnScores: true, returnAlignment: false, splitSentences: false, maxInputChars: 0, maxSentenceTokens: 0,
-    html: false, htmlTranslateCode: false, shortlist };
+  // The plain model, as the peers compute it: passthrough and the repetition guard off.
+  const options = { beam, maxLength, splitSentences: false, maxInputChars: 0, passthrough: false, repetitionGuard: false, shortlist };
 
   let t0 = performance.now();
   const M = await loadVariant(variant);
@@ -79,7 +79,7 @@ export async function benchWasm({ model, input, variant = 'mt', threads = 1, bea
   M.PThread?.terminateAllThreads();  // lets node exit
   const sentences = outputs.length;
   return {
-    runner: `tformer-wasm-${variant}`, engine: `tformer wasm ${variant} (${info.backend ?? 'cpu'})`,
+    runner: `tformer-wasm-${variant}`, engine: `tformer wasm ${variant} (${info.kernels})`,
     variant, threads: info.threads ?? threads, beam, max_length: maxLength, lines: lines.length, sentences,
     target_tokens: targetTokens, seconds, sentences_per_s: sentences / seconds, tokens_per_s: targetTokens / seconds,
     ms_per_sentence: (1000 * seconds) / sentences, load_ms: loadMs, module_ms: moduleMs,

@@ -1,8 +1,8 @@
 // Type-checked against web/types/index.d.ts (tests/web/types.test.mjs runs tsc --noEmit): the
 // README's uses of the API must compile, and misuses must not (the @ts-expect-error lines).
 import {
-  Translator, loadRegistry, findModels, withVariant, ModelLoadError, ModelFormatError, InvalidTextError,
-  TranslatorDisposedError, decideBackend, AUTO_MIN_PROJECTION,
+  Translator, loadRegistry, findModels, withVariant, ModelLoadError, ModelFormatError, ModelTooLargeError, InvalidTextError,
+  TranslationError, SupersededError, TranslatorDisposedError, chunksOf, CHUNK_CHARS, paragraphAlignment, decideBackend, AUTO_MIN_PROJECTION,
   type Translation, type ModelVariant, type TranslatorInfo, type ProgressEvent, type FallbackEvent,
 } from 'tformer-wasm';
 
@@ -39,6 +39,20 @@ export async function example(): Promise<string> {
     streamed += s.separator + s.text;
     console.log(where, s.tokens.length);
   }
+  // A text box: each pause's request supersedes the one before; chunks for a progress bar.
+  try {
+    const typed: Translation = await t.translate('Hallo Welt.', { key: 'source', supersede: true });
+    const total: number = chunksOf('Hallo Welt.', 'de').reduce((n, c) => n + c.sentences, 0);
+    console.log(typed.text, total, CHUNK_CHARS);
+  } catch (e) {
+    if (e instanceof SupersededError) console.log(e.key);
+  }
+  const collected = [];
+  for await (const s of t.translateStream('Hallo Welt.', { alignment: true, key: 'source' })) collected.push(s);
+  const drawn: Float32Array = paragraphAlignment(collected).weights;
+  console.log(drawn.length);
+  // @ts-expect-error: supersede says whether, the key says which
+  await t.translate('x', { supersede: 'source' });
   // @ts-expect-error: a stream is iterated, not awaited as a Translation
   const notOne: Translation = await t.translateStream('x');
   console.log(streamed, notOne);
@@ -54,12 +68,14 @@ export async function example(): Promise<string> {
     await t.translate('a\uD800');
   } catch (e) {
     if (e instanceof InvalidTextError) console.log(e.input, e.position);
+    if (e instanceof TranslationError && e.code === 'text_too_long') console.log(e.input ?? 'the request');
     if (e instanceof TranslatorDisposedError) console.log(e.name);
   }
   t.dispose();
   try {
     await Translator.create({ model: new Uint8Array(8), sha256: 'x' });
   } catch (e) {
+    if (e instanceof ModelTooLargeError) return `${e.model}: more than ${e.limit} bytes`;
     if (e instanceof ModelFormatError) return `${e.model}: ${e.message}`;
     if (e instanceof ModelLoadError) return e.message;
   }

@@ -1,7 +1,8 @@
 // The narrow interface behind which matrix products run (the ggml-backend / CTranslate2 op
 // dispatch idea): layers hand weights over once at load ("pack") and call `linear` per step.
-// Implementations: XnnpackBackend (XNNPACK fully-connected operators on a pthreadpool) and
-// ReferenceBackend (plain loops, the yardstick tests compare every backend against).
+// Implementations: XnnpackKernels (XNNPACK fully-connected operators on a pthreadpool) and
+// ReferenceKernels (plain loops, the yardstick the tests hold XNNPACK to). The kernel library is
+// chosen by TranslatorConfig::kernels; "backend" names where a translation runs (wasm, WebGPU).
 #pragma once
 
 #include <cstddef>
@@ -12,7 +13,7 @@
 
 namespace tformer {
 
-// Weights of one fully-connected layer in a backend's own layout. Opaque to layers.
+// Weights of one fully-connected layer in a kernel library's own layout. Opaque to layers.
 class PackedLinear {
  public:
   PackedLinear(size_t in, size_t out, bool int8, bool relu) : in_(in), out_(out), int8_(int8), relu_(relu) {}
@@ -27,14 +28,14 @@ class PackedLinear {
   bool int8_, relu_;
 };
 
-class Backend {
+class Kernels {
  public:
-  virtual ~Backend() = default;
+  virtual ~Kernels() = default;
   virtual std::string name() const = 0;
   virtual int threads() const = 0;
 
   // y = x W^T + b for a weight W stored row-major [out, in] (PyTorch's nn.Linear layout) and an
-  // optional bias [out]. The backend copies what it needs: the caller may free W and b after.
+  // optional bias [out]. The kernels copy what they need: the caller may free W and b after.
   // With `relu`, y = max(0, x W^T + b): the activation of a feed-forward layer applied as the
   // product's results are stored (XNNPACK's output clamp), instead of another pass over them.
   virtual std::unique_ptr<PackedLinear> pack_linear(const float* w, const float* bias, size_t in, size_t out,
@@ -53,7 +54,7 @@ class Backend {
   virtual void parallel_for(size_t n, const std::function<void(size_t)>& fn) = 0;
 };
 
-std::unique_ptr<Backend> make_reference_backend();
-std::unique_ptr<Backend> make_xnnpack_backend(int threads);
+std::unique_ptr<Kernels> make_reference_kernels();
+std::unique_ptr<Kernels> make_xnnpack_kernels(int threads);
 
 }  // namespace tformer

@@ -1,7 +1,7 @@
-// The decode loop of a translation, driven from JS (BRIDGE.md, option B): the wasm engine's
-// TranslationSession does its own work in next() and says what it needs; the WebGPU backend
-// answers when it can, wasm (computeOnCpu) answers otherwise. The same loop without a backend
-// is the plain wasm path.
+// The decode loop of a translation, driven from JS (webgpu/BRIDGE.md, option B): the wasm engine's
+// TranslationSession does its own work in next() and says what it needs; a backend (the WebGPU
+// one) answers when it can, wasm (computeOnCpu) answers otherwise. The same loop without a backend
+// is the plain wasm path, stepped from JS so that sentences can leave as they end (streaming).
 //
 //   const results = await runSession(translator.begin(texts, options), backend);
 //
@@ -12,7 +12,7 @@
 // session: a Module.TranslationSession; backend: a WebGpuBackend or null. Options:
 //   signal  an AbortSignal: the translation stops before its next step with signal.reason
 //   onCompleted  (completed) => void: called with `need.completed` of each step that ended
-//           sentences (streaming; wasm/bindings.cc JsSession::next)
+//           sentences (streaming; wasm/bindings/session.cc JsSession::next)
 // Resolves to what session.results() returns (one result per input text, as translate()).
 export async function runSession(session, backend = null, { signal, onCompleted } = {}) {
   try {

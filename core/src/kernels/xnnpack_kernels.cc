@@ -1,4 +1,4 @@
-// Backend on XNNPACK's fully-connected operators (create once at load -> reshape -> setup -> run
+// Kernels on XNNPACK's fully-connected operators (create once at load -> reshape -> setup -> run
 // per call), with one pthreadpool shared by the matrix products and the engine's own loops.
 #if defined(__EMSCRIPTEN_PTHREADS__)
 #include <emscripten.h>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.h"
+#include "kernels/kernels.h"
 #include "tformer/error.h"
 
 namespace tformer {
@@ -74,9 +74,9 @@ EM_JS(int, tformer_free_workers, (), {
 });
 #endif
 
-class XnnpackBackend : public Backend {
+class XnnpackKernels : public Kernels {
  public:
-  explicit XnnpackBackend(int threads) : threads_(threads < 1 ? 1 : threads) {
+  explicit XnnpackKernels(int threads) : threads_(threads < 1 ? 1 : threads) {
     initialize_xnnpack();
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
     threads_ = 1;  // the single-threaded wasm build: a request for more threads runs on one
@@ -87,15 +87,17 @@ class XnnpackBackend : public Backend {
       // that never starts, so the pool of preloaded Workers is checked first.
       const int free_workers = tformer_free_workers();
       if (free_workers >= 0 && free_workers < threads_ - 1)
-        throw Error("cannot start " + std::to_string(threads_) + " threads: the module's pool of workers is used up (" +
-                    std::to_string(free_workers) + " free); delete unused translators");
+        throw Error(ErrorCode::kResources, Phase::kLoad,
+                    "cannot start " + std::to_string(threads_) + " threads: the module's pool of workers is used up (" +
+                        std::to_string(free_workers) + " free); delete unused translators");
 #endif
       pool_ = pthreadpool_create(static_cast<size_t>(threads_));
-      if (!pool_) throw Error("cannot create a thread pool of " + std::to_string(threads_) + " threads");
+      if (!pool_)
+        throw Error(ErrorCode::kResources, Phase::kLoad, "cannot create a thread pool of " + std::to_string(threads_) + " threads");
       threads_ = static_cast<int>(pthreadpool_get_threads_count(pool_));
     }
   }
-  ~XnnpackBackend() override {
+  ~XnnpackKernels() override {
     if (pool_) pthreadpool_destroy(pool_);
   }
 
@@ -169,6 +171,6 @@ class XnnpackBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_xnnpack_backend(int threads) { return std::make_unique<XnnpackBackend>(threads); }
+std::unique_ptr<Kernels> make_xnnpack_kernels(int threads) { return std::make_unique<XnnpackKernels>(threads); }
 
 }  // namespace tformer

@@ -1,4 +1,4 @@
-// Every backend against the reference backend on many shapes, odd and one-row ones included
+// XNNPACK's kernels against the reference kernels on many shapes, odd and one-row ones included
 // (the test-backend-ops idea): y = x W^T + b must agree to a tolerance scaled by the dot length.
 #include <catch.hpp>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "kernels/backend.h"
+#include "kernels/kernels.h"
 #include "kernels/quantize.h"
 
 using namespace tformer;
@@ -22,11 +22,11 @@ std::vector<float> random_vector(size_t n, std::mt19937& rng) {
 
 }  // namespace
 
-TEST_CASE("XNNPACK fully-connected matches the reference on random shapes", "[backend]") {
+TEST_CASE("XNNPACK fully-connected matches the reference on random shapes", "[kernels]") {
   const int threads = GENERATE(1, 2);
   CAPTURE(threads);
-  auto reference = make_reference_backend();
-  auto xnnpack = make_xnnpack_backend(threads);
+  auto reference = make_reference_kernels();
+  auto xnnpack = make_xnnpack_kernels(threads);
   std::mt19937 rng(1234);
   const size_t sizes[] = {1, 2, 3, 7, 8, 13, 16, 31, 32, 64, 65, 127, 256, 257};
   int cases = 0;
@@ -69,7 +69,7 @@ void quantize_rows(const std::vector<float>& w, size_t in, size_t out, std::vect
 
 }  // namespace
 
-TEST_CASE("qd8 row quantization follows XNNPACK's rules", "[backend]") {
+TEST_CASE("qd8 row quantization follows XNNPACK's rules", "[kernels]") {
   // All-positive row: the range is [0, max], zero point -128 (0 maps to the lowest code).
   const quant::RowQuantization p = quant::qd8_params(0.5f, 2.55f);
   CHECK(p.zero_point == -128);
@@ -87,11 +87,11 @@ TEST_CASE("qd8 row quantization follows XNNPACK's rules", "[backend]") {
   CHECK(q[4] == 127);
 }
 
-TEST_CASE("XNNPACK int8 fully-connected (qd8 x qc8w) matches the reference's int8 arithmetic", "[backend]") {
+TEST_CASE("XNNPACK int8 fully-connected (qd8 x qc8w) matches the reference's int8 arithmetic", "[kernels]") {
   const int threads = GENERATE(1, 2);
   CAPTURE(threads);
-  auto reference = make_reference_backend();
-  auto xnnpack = make_xnnpack_backend(threads);
+  auto reference = make_reference_kernels();
+  auto xnnpack = make_xnnpack_kernels(threads);
   std::mt19937 rng(4321);
   int cases = 0;
   double worst_vs_f32 = 0;
@@ -132,9 +132,9 @@ TEST_CASE("XNNPACK int8 fully-connected (qd8 x qc8w) matches the reference's int
   CHECK(worst_vs_f32 < 0.05);  // |x|, |w| <= 1: steps of 1/127 and 2/255, errors add up like a random walk
 }
 
-TEST_CASE("a packed layer can be reused with changing row counts", "[backend]") {
-  auto xnnpack = make_xnnpack_backend(2);
-  auto reference = make_reference_backend();
+TEST_CASE("a packed layer can be reused with changing row counts", "[kernels]") {
+  auto xnnpack = make_xnnpack_kernels(2);
+  auto reference = make_reference_kernels();
   std::mt19937 rng(7);
   const size_t in = 48, out = 40;
   const auto w = random_vector(in * out, rng), b = random_vector(out, rng);
@@ -149,43 +149,43 @@ TEST_CASE("a packed layer can be reused with changing row counts", "[backend]") 
   }
 }
 
-TEST_CASE("parallel_for visits every index exactly once", "[backend]") {
+TEST_CASE("parallel_for visits every index exactly once", "[kernels]") {
   for (int threads : {1, 2, 4}) {
-    auto backend = make_xnnpack_backend(threads);
+    auto kernels = make_xnnpack_kernels(threads);
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-    CHECK(backend->threads() == 1);  // the single-threaded wasm build runs everything on one
+    CHECK(kernels->threads() == 1);  // the single-threaded wasm build runs everything on one
 #else
-    CHECK(backend->threads() == threads);
+    CHECK(kernels->threads() == threads);
 #endif
     std::vector<std::atomic<int>> seen(1000);
-    backend->parallel_for(seen.size(), [&](size_t i) { seen[i]++; });
+    kernels->parallel_for(seen.size(), [&](size_t i) { seen[i]++; });
     for (auto& s : seen) REQUIRE(s.load() == 1);
   }
 }
 
-TEST_CASE("the relu output clamp of f32 and int8 products equals max(0, product)", "[backend]") {
+TEST_CASE("the relu output clamp of f32 and int8 products equals max(0, product)", "[kernels]") {
   const int threads = GENERATE(1, 2);
   CAPTURE(threads);
-  auto reference = make_reference_backend();
-  auto xnnpack = make_xnnpack_backend(threads);
+  auto reference = make_reference_kernels();
+  auto xnnpack = make_xnnpack_kernels(threads);
   std::mt19937 rng(99);
   const size_t rows = 37, in = 64, out = 150;
   const auto w = random_vector(in * out, rng), b = random_vector(out, rng), x = random_vector(rows * in, rng);
   std::vector<int8_t> q;
   std::vector<float> scales;
   quantize_rows(w, in, out, q, scales);
-  for (Backend* backend : {reference.get(), xnnpack.get()}) {
+  for (Kernels* kernels : {reference.get(), xnnpack.get()}) {
     for (bool int8 : {false, true}) {
-      CAPTURE(backend->name(), int8);
-      auto plain = int8 ? backend->pack_linear_int8(q.data(), scales.data(), b.data(), in, out)
-                        : backend->pack_linear(w.data(), b.data(), in, out);
-      auto clamped = int8 ? backend->pack_linear_int8(q.data(), scales.data(), b.data(), in, out, /*relu=*/true)
-                          : backend->pack_linear(w.data(), b.data(), in, out, /*relu=*/true);
+      CAPTURE(kernels->name(), int8);
+      auto plain = int8 ? kernels->pack_linear_int8(q.data(), scales.data(), b.data(), in, out)
+                        : kernels->pack_linear(w.data(), b.data(), in, out);
+      auto clamped = int8 ? kernels->pack_linear_int8(q.data(), scales.data(), b.data(), in, out, /*relu=*/true)
+                          : kernels->pack_linear(w.data(), b.data(), in, out, /*relu=*/true);
       CHECK(clamped->relu());
       CHECK_FALSE(plain->relu());
       std::vector<float> y(rows * out), yc(rows * out);
-      backend->linear(*plain, x.data(), rows, y.data());
-      backend->linear(*clamped, x.data(), rows, yc.data());
+      kernels->linear(*plain, x.data(), rows, y.data());
+      kernels->linear(*clamped, x.data(), rows, yc.data());
       size_t negatives = 0;
       for (size_t i = 0; i < y.size(); ++i) {
         negatives += y[i] < 0.f;

@@ -1,7 +1,7 @@
-// Plain, obviously-correct implementation of the backend interface: the yardstick.
+// Plain, obviously-correct implementation of the Kernels interface: the yardstick.
 #include <vector>
 
-#include "kernels/backend.h"
+#include "kernels/kernels.h"
 #include "kernels/quantize.h"
 
 namespace tformer {
@@ -27,7 +27,7 @@ class ReferenceLinearInt8 : public PackedLinear {
   std::vector<float> scales_, b_;
 };
 
-class ReferenceBackend : public Backend {
+class ReferenceKernels : public Kernels {
  public:
   std::string name() const override { return "reference"; }
   int threads() const override { return 1; }
@@ -83,6 +83,6 @@ class ReferenceBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_reference_backend() { return std::make_unique<ReferenceBackend>(); }
+std::unique_ptr<Kernels> make_reference_kernels() { return std::make_unique<ReferenceKernels>(); }
 
 }  // namespace tformer
