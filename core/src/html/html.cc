@@ -281,12 +281,15 @@ class Parser {
           other(std::string(written) + (t.complete ? "" : "]]>"));
           break;
         case html::Token::kStartTag:
-          if (t.complete) start_tag(t);
-          else text(written);  // cut off by the end of the input: text, as it was ("a <b c=" stays)
-          break;
         case html::Token::kEndTag:
-          if (t.complete) end_tag(t);
-          else text(written);
+          if (!t.complete) {  // cut off by the end of the input: text, as it was ("a <b c=" stays)
+            eof_text_at_ = t.begin;
+            text(written);
+          } else if (t.kind == html::Token::kStartTag) {
+            start_tag(t);
+          } else {
+            end_tag(t);
+          }
           break;
       }
     }
@@ -296,6 +299,8 @@ class Parser {
 
   // What closes a comment (or CDATA section, or bogus comment) that the input ends inside.
   const std::string& eof_closer() const { return eof_closer_; }
+  // Where a tag that the input ends inside begins (it is text), or npos.
+  size_t eof_text_at() const { return eof_text_at_; }
 
  private:
   Node& top() { return *stack_.back(); }
@@ -503,6 +508,7 @@ class Parser {
   int foreign_open_ = 0;      // SVG and MathML elements on the stack
   bool select_seen_ = false;  // a select was opened: its parsing may ignore start tags from here on
   std::string eof_closer_;
+  size_t eof_text_at_ = std::string_view::npos;
 };
 
 
@@ -541,8 +547,8 @@ std::string decode(std::string_view raw, HtmlBlock* block) {
 
 class Flattener {
  public:
-  Flattener(std::string_view source, const std::string& eof_closer, const HtmlOptions& options)
-      : source_(source), eof_closer_(eof_closer), options_(options) {
+  Flattener(std::string_view source, const std::string& eof_closer, size_t eof_text_at, const HtmlOptions& options)
+      : source_(source), eof_closer_(eof_closer), eof_text_at_(eof_text_at), options_(options) {
     out_.markup.emplace_back();
   }
 
@@ -648,7 +654,13 @@ class Flattener {
       return;
     }
     if (skipped(n)) {
-      out += source_.substr(n.begin, n.end - n.begin);
+      // A tag the input ends inside is text (escaped: the end tags after it would end it).
+      const size_t cut = n.end == source_.size() && eof_text_at_ >= n.begin && eof_text_at_ < n.end ? eof_text_at_ : n.end;
+      out += source_.substr(n.begin, cut - n.begin);
+      for (char c : source_.substr(cut, n.end - cut)) {
+        if (c == '<') out += "&lt;";
+        else out += c;
+      }
       if (n.end == source_.size()) out += eof_closer_;  // a comment the input ends inside ends here
       // The elements left open inside it are closed too, innermost first (an end tag that skipped
       // them could make a browser clone a formatting element around them).
@@ -669,6 +681,7 @@ class Flattener {
 
   std::string_view source_;
   const std::string& eof_closer_;
+  size_t eof_text_at_;
   HtmlOptions options_;
   HtmlFragment out_;
 };
@@ -1116,7 +1129,7 @@ std::vector<std::pair<size_t, size_t>> html_words(std::string_view text, size_t 
 HtmlFragment parse_html(std::string_view html, const HtmlOptions& options) {
   Parser parser(html, options);
   Node root = parser.parse();
-  return Flattener(html, parser.eof_closer(), options).run(root);
+  return Flattener(html, parser.eof_closer(), parser.eof_text_at(), options).run(root);
 }
 
 std::string render_block(const HtmlBlock& block, const std::vector<HtmlSentence>& sentences) {
