@@ -378,6 +378,13 @@ class Parser {
       return;
     }
     if (foreign_open_ > 0 && one_of(t.name, {"html", "head", "body", "frameset", "frame"})) return keep_rest(t.begin);
+    // Start tags a browser ignores in a fragment's body (and table parts outside a table): kept
+    // as markup, but no element (one would bound the scope of end tags, as it does not for them).
+    if (one_of(t.name, {"html", "head", "body", "frameset", "frame"}) ||
+        (one_of(t.name, {"caption", "col", "colgroup", "tbody", "td", "tfoot", "th", "thead", "tr"}) && !table_open())) {
+      other(write_start_tag(t, false));
+      return;
+    }
     Node n;
     n.name = t.name;
     n.empty = is_void(n.name);
@@ -398,6 +405,12 @@ class Parser {
     add_element(std::move(n), t);
     if (end > t.end) other(std::string(s_.substr(t.end, end - t.end)));
     i_ = end;  // its end tag (read next) closes it
+  }
+
+  bool table_open() const {
+    for (const Node* n : stack_)
+      if (n->ns == Node::kHtml && n->name == "table") return true;
+    return false;
   }
 
   // Closes the p open "in button scope" (none of the elements that bound the scope between it
@@ -467,6 +480,11 @@ class Parser {
         return;
       }
       return keep_rest(t.begin);
+    }
+    if (one_of(t.name, {"html", "head", "body"}) ||  // ignored by browsers in a fragment: kept as markup
+        (one_of(t.name, {"caption", "col", "colgroup", "tbody", "td", "tfoot", "th", "thead", "tr"}) && !table_open())) {
+      other("</" + t.name + ">");
+      return;
     }
     if (t.name == "br") {  // "</br>" is a br to browsers
       Node br;
