@@ -58,10 +58,12 @@ inline std::map<std::string, int> html5_elements(const std::string& html, bool c
   return elements;
 }
 
-// "" when every element the parser sees in `output` it sees in `input` (attributes and all), made
-// from its tags as often or more often; otherwise what it sees that is new. (Copies the parser
-// makes of a formatting element depend on where the text goes on, which a translation moves.)
-// `exact`: every element, copies too, as often as in the input, none lost.
+// "" when every element the parser sees in `output` it sees in `input` (attributes and all), one
+// with attributes made from its tags as often or more often; otherwise what it sees that is new.
+// (Copies the parser makes of a formatting element depend on where the text goes on, which a
+// translation moves; and how often it makes an element without attributes, such as the empty p of
+// a "</p>", depends on tree-building rules for misnested tables and lists that the engine does not
+// follow.) `exact`: every element, copies too, as often as in the input, none lost.
 inline std::string html5_new_markup(const std::string& input, const std::string& output, bool exact = false) {
   const std::map<std::string, int> in = html5_elements(input, exact), out = html5_elements(output, exact);
   const std::map<std::string, int> in_all = html5_elements(input);
@@ -69,7 +71,8 @@ inline std::string html5_new_markup(const std::string& input, const std::string&
   for (const auto& [key, count] : out) {
     const auto it = in.find(key);
     const int before = it == in.end() ? 0 : it->second;
-    if (!in_all.count(key) || count > before || (exact && count != before))
+    const bool attributes = key.find(' ') != std::string::npos;
+    if (!in_all.count(key) || ((exact || attributes) && count > before) || (exact && count != before))
       problems += "<" + key + "> " + std::to_string(count) + " times, in the input " + std::to_string(before) + "; ";
   }
   if (exact)
