@@ -647,6 +647,10 @@ class Flattener {
       a.at = b.text.size();
       a.path = path;
       serialize(n, a.markup);
+      if (skipped(n)) {
+        visible_text(n, a.text);
+        if (only_space(a.text)) a.text.clear();
+      }
       b.atoms.push_back(std::move(a));
       return;
     }
@@ -654,6 +658,13 @@ class Flattener {
     path.push_back(int(b.elements.size() - 1));
     for (const Node& c : n.children) inline_node(c, path, b);
     path.pop_back();
+  }
+
+  // The text a reader sees in an element kept untranslated (entities decoded).
+  static void visible_text(const Node& n, std::string& out) {
+    if (n.kind == Node::kText) out += decode(n.raw, nullptr);
+    else if (n.kind == Node::kElement)
+      for (const Node& c : n.children) visible_text(c, out);
   }
 
   // The node again: text with a stray '<' escaped, markup written back from its tokens, end tags

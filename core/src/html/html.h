@@ -38,6 +38,9 @@ struct HtmlBlock {
     size_t at = 0;
     std::vector<int> path;
     std::string markup;
+    // An element kept untranslated (code, translate="no"): the text a reader sees in it, where
+    // sentences are cut; empty for other markup.
+    std::string text;
   };
   std::vector<Atom> atoms;  // in order of `at`
   struct Element {          // its start tag, written back from the source's tokens, and its end tag
