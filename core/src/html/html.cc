@@ -125,6 +125,7 @@ struct Node {
   bool empty = false;             // void (or a self-closing SVG or MathML element): no content, no end tag
   bool html_integration = false;  // SVG foreignObject, desc, title; MathML annotation-xml holding HTML
   bool rest = false;              // other: the rest of the input, kept as it is (Parser::keep_rest)
+  bool open_to_end = false;       // element: open around that rest, so no end tag of it is written
   // element: its source from its start tag to the end of its content (its end tag not included),
   // which an element kept untranslated writes as it is
   size_t begin = 0, end = 0;
@@ -329,6 +330,7 @@ class Parser {
   void keep_rest(size_t at) {
     other(std::string(s_.substr(at)));
     top().children.back().rest = true;
+    for (size_t k = 1; k < stack_.size(); ++k) stack_[k]->open_to_end = true;  // nothing comes after it
     i_ = s_.size();
   }
 
@@ -613,7 +615,7 @@ class Flattener {
       } else {
         out_.markup.back() += c.raw;
         container(c.children);
-        out_.markup.back() += c.close;
+        if (!c.open_to_end) out_.markup.back() += c.close;
       }
     }
     flush(run);
@@ -682,6 +684,10 @@ class Flattener {
       out += n.raw;
       return;
     }
+    if (skipped(n) && n.open_to_end) {  // the rest of the input is in it: as it is, nothing after it
+      out += source_.substr(n.begin);
+      return;
+    }
     if (skipped(n)) {
       // A tag the input ends inside is text (escaped: the end tags after it would end it).
       const size_t cut = n.end == source_.size() && eof_text_at_ >= n.begin && eof_text_at_ < n.end ? eof_text_at_ : n.end;
@@ -705,7 +711,7 @@ class Flattener {
     }
     out += n.raw;
     for (const Node& c : n.children) serialize(c, out);
-    out += n.close;
+    if (!n.open_to_end) out += n.close;
   }
 
   std::string_view source_;
