@@ -1123,7 +1123,11 @@ class BlockRenderer {
       first_piece[id] = at;
       inserts.push_back({at, id});
     }
-    std::stable_sort(inserts.begin(), inserts.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    // Several before one piece: in document order (a parent, then its subtree), so that each
+    // element's placeholders stay together.
+    std::sort(inserts.begin(), inserts.end(), [&](auto& a, auto& b) {
+      return a.first != b.first ? a.first < b.first : element_path_[a.second] < element_path_[b.second];
+    });
     std::vector<Piece> merged;
     merged.reserve(pieces_.size() + inserts.size());
     size_t next = 0;
