@@ -244,8 +244,8 @@ bool equals_ascii_case_insensitive(std::string_view a, std::string_view b) {
 // Where browsers themselves read the same bytes in two ways, and the two readings could end a
 // comment or a raw text in different places, the rest of the input is kept as it is
 // (keep_rest): noscript (raw text with scripting on, as in a page; markup with it off, as in
-// DOMParser), a raw-text element after a select (ignored inside one by the old select parsing,
-// raw text by the new) unless its text reads alike both ways; SVG or MathML after a select; and,
+// DOMParser) unless its text reads alike both ways; inside a select, any tag but options (the older
+// select parsing ignores most tags, even end tags of the elements around it, the newer does not); and,
 // inside SVG or MathML, a start tag that would leave them for HTML (no longer in a fragment, by an
 // older rule), or an end tag that does not close the current element or one of the SVG or MathML
 // elements around it (which the tree builder resolves by rules not followed here).
@@ -374,8 +374,10 @@ class Parser {
       foreign_element(t, top().ns);
       return;
     }
+    // Inside a select, browsers following the older rules ignore most tags (even end tags of the
+    // elements around it) and those following the newer ones do not: only options are read alike.
+    if (select_open() && t.name != "option" && t.name != "optgroup") return keep_rest(t.begin);
     if (t.name == "svg" || t.name == "math") {
-      if (select_seen_) return keep_rest(t.begin);
       foreign_element(t, t.name == "svg" ? Node::kSvg : Node::kMathMl);
       return;
     }
@@ -393,7 +395,6 @@ class Parser {
     n.raw = write_start_tag(t, n.empty);
     for (const html::Attribute& a : t.attributes)
       if (a.name == "translate") n.translate_no = equals_ascii_case_insensitive(a.value, "no");
-    if (n.name == "select") select_seen_ = true;
     if (closes_p(n.name)) close_p(t.begin);
     html::Content content;
     if (n.empty || !text_content(n.name, &content)) {
@@ -401,12 +402,16 @@ class Parser {
       return;
     }
     const size_t end = html::content_end(s_, t.end, n.name, content);
-    const bool two_readings =
-        n.name == "noscript" || (select_seen_ && n.name != "script" && n.name != "textarea");
-    if (two_readings && !reads_alike_as_markup(t.end, end)) return keep_rest(t.begin);
+    if (n.name == "noscript" && !reads_alike_as_markup(t.end, end)) return keep_rest(t.begin);
     add_element(std::move(n), t);
     if (end > t.end) other(std::string(s_.substr(t.end, end - t.end)));
     i_ = end;  // its end tag (read next) closes it
+  }
+
+  bool select_open() const {
+    for (const Node* n : stack_)
+      if (n->ns == Node::kHtml && n->name == "select") return true;
+    return false;
   }
 
   bool table_open() const {
@@ -483,6 +488,7 @@ class Parser {
       }
       return keep_rest(t.begin);
     }
+    if (select_open() && !one_of(t.name, {"option", "optgroup", "select"})) return keep_rest(t.begin);
     if (one_of(t.name, {"html", "head", "body"}) ||  // ignored by browsers in a fragment: kept as markup
         (one_of(t.name, {"caption", "col", "colgroup", "tbody", "td", "tfoot", "th", "thead", "tr"}) && !table_open())) {
       other("</" + t.name + ">");
@@ -526,7 +532,6 @@ class Parser {
   Node root_;
   std::vector<Node*> stack_;  // open elements; a child is added to the top only, so pointers hold
   int foreign_open_ = 0;      // SVG and MathML elements on the stack
-  bool select_seen_ = false;  // a select was opened: its parsing may ignore start tags from here on
   std::string eof_closer_;
   size_t eof_text_at_ = std::string_view::npos;
 };
