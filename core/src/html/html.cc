@@ -41,6 +41,7 @@ bool is_code(std::string_view n) { return one_of(n, {"code", "pre", "kbd", "samp
 
 bool ascii_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 char lower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
+char lower_ascii(char c) { return lower(c); }
 
 void append_utf8(std::string& out, uint32_t cp) {
   if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
@@ -242,8 +243,8 @@ bool equals_ascii_case_insensitive(std::string_view a, std::string_view b) {
 // never reads a byte as markup that a browser reads as text, or the other way round.
 //
 // Where browsers themselves read the same bytes in two ways, and the two readings could end a
-// comment or a raw text in different places, the rest of the input is kept as it is
-// (keep_rest): noscript (raw text with scripting on, as in a page; markup with it off, as in
+// comment or a raw text in different places, the rest of the input is kept as it is, as markup or
+// as text (keep_rest): noscript (raw text with scripting on, as in a page; markup with it off, as in
 // DOMParser) unless its text reads alike both ways; inside a select, any tag but options (the older
 // select parsing ignores most tags, even end tags of the elements around it, the newer does not); and,
 // inside SVG or MathML, a start tag that would leave them for HTML (no longer in a fragment, by an
@@ -325,10 +326,38 @@ class Parser {
     top().children.push_back(std::move(n));
   }
 
-  // The rest of the input from `at` on, kept as it is where it is: every reader that agreed on
-  // the markup before it reads it as it read the input.
+  // The rest of the input from `at` on, where readers may disagree on it: kept as it is where it
+  // is, which every reader that agreed on the markup before it reads as it read the input, as long
+  // as how it is read does not depend on the elements open around it. It does where it is inside
+  // SVG or MathML (an end tag in it may reach an element outside, which a repaired prefix may have
+  // closed or not), inside a select, or has one of those: then, from the outermost SVG or MathML
+  // element on, it is text, shown as written, and no markup at all.
   void keep_rest(size_t at) {
-    other(std::string(s_.substr(at)));
+    size_t from = at;
+    bool as_text = select_open();
+    for (size_t k = 1; k < stack_.size(); ++k) {
+      if (stack_[k]->ns == Node::kHtml) continue;
+      from = stack_[k]->begin;
+      while (stack_.size() > k) stack_.pop_back();
+      top().children.pop_back();  // the outermost SVG or MathML element goes into the text
+      foreign_open_ = 0;
+      as_text = true;
+      break;
+    }
+    std::string lower(s_.substr(from));
+    for (char& c : lower) c = lower_ascii(c);
+    for (const char* name : {"<svg", "<math", "<select"}) as_text = as_text || lower.find(name) != std::string::npos;
+    std::string rest;
+    if (!as_text) {
+      rest = std::string(s_.substr(from));
+    } else {
+      for (char c : s_.substr(from)) {
+        if (c == '<') rest += "&lt;";
+        else if (c == '&') rest += "&amp;";
+        else rest += c;
+      }
+    }
+    other(std::move(rest));
     top().children.back().rest = true;
     for (size_t k = 1; k < stack_.size(); ++k) stack_[k]->open_to_end = true;  // nothing comes after it
     i_ = s_.size();
