@@ -1091,7 +1091,7 @@ class BlockRenderer {
     std::vector<size_t> order(E);
     for (size_t i = 0; i < E; ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return element_path_[a].size() < element_path_[b].size(); });
-    std::vector<size_t> first_piece(E, size_t(-1));  // of the run an element keeps
+    std::vector<size_t> after(E, 0);  // just after the run an element keeps (a piece index)
     std::vector<size_t> lost;
     for (size_t id : order) {
       const size_t depth = element_path_[id].size() - 1;
@@ -1134,11 +1134,11 @@ class BlockRenderer {
           }
         }
       }
-      first_piece[id] = runs[keep].first;
+      after[id] = runs[keep].second + 1;
     }
     if (lost.empty()) return;
-    // A lost element is kept empty just before the first piece of its parent's run (an element
-    // of the top level: before the next piece where no element goes on).
+    // A lost element is kept empty just after its parent's run (an element of the top level:
+    // before the next piece where no element goes on).
     std::vector<size_t> boundary(pieces_.size() + 1, pieces_.size());
     for (size_t i = pieces_.size(); i-- > 1;)
       boundary[i] = common_prefix(pieces_[i - 1].path, pieces_[i].path) == 0 ? i : boundary[i + 1];
@@ -1148,19 +1148,23 @@ class BlockRenderer {
       const int parent = b_.elements[id].parent;
       size_t at;
       if (parent >= 0) {
-        at = first_piece[size_t(parent)];
+        at = after[size_t(parent)];
       } else {
         size_t seen = pieces_.size();
         for (size_t i : pieces_of[id]) seen = std::min(seen, i);
         at = boundary[std::min(seen, pieces_.size())];
       }
-      first_piece[id] = at;
+      after[id] = at;
       inserts.push_back({at, id});
     }
-    // Several before one piece: in document order (a parent, then its subtree), so that each
-    // element's placeholders stay together.
+    // Several at one place: those that hang deepest from the elements open there first, each
+    // subtree in document order, so that every element's pieces stay together.
     std::sort(inserts.begin(), inserts.end(), [&](auto& a, auto& b) {
-      return a.first != b.first ? a.first < b.first : element_path_[a.second] < element_path_[b.second];
+      if (a.first != b.first) return a.first < b.first;
+      static const std::vector<int> kNone;
+      const std::vector<int>& open = a.first > 0 ? pieces_[a.first - 1].path : kNone;
+      const size_t da = common_prefix(open, element_path_[a.second]), db = common_prefix(open, element_path_[b.second]);
+      return da != db ? da > db : element_path_[a.second] < element_path_[b.second];
     });
     std::vector<Piece> merged;
     merged.reserve(pieces_.size() + inserts.size());
