@@ -425,6 +425,7 @@ class Parser {
     for (const html::Attribute& a : t.attributes)
       if (a.name == "translate") n.translate_no = equals_ascii_case_insensitive(a.value, "no");
     if (closes_p(n.name)) close_p(t.begin);
+    close_table_parts(n.name, t.begin);
     html::Content content;
     if (n.empty || !text_content(n.name, &content)) {
       add_element(std::move(n), t);
@@ -447,6 +448,29 @@ class Parser {
     for (const Node* n : stack_)
       if (n->ns == Node::kHtml && n->name == "table") return true;
     return false;
+  }
+
+  // A new cell closes the open one, a row the open row, and so on, with what is open inside them
+  // (a p left open in a cell), as the tree builder's table modes do.
+  void close_table_parts(std::string_view name, size_t at) {
+    // How far down the table parts go that it closes: td, th; tr; tbody, thead, tfoot; caption, colgroup.
+    static const std::vector<std::string_view> kParts = {"td", "th", "tr", "tbody", "thead", "tfoot", "caption", "colgroup"};
+    size_t parts;
+    if (name == "td" || name == "th") parts = 2;
+    else if (name == "tr") parts = 3;
+    else if (one_of(name, {"tbody", "thead", "tfoot"})) parts = 6;
+    else if (one_of(name, {"caption", "colgroup", "col"})) parts = 8;
+    else return;
+    auto closes = [&](std::string_view n) { return std::find(kParts.begin(), kParts.begin() + long(parts), n) != kParts.begin() + long(parts); };
+    size_t table = 0;
+    for (size_t k = stack_.size(); k-- > 1 && !table;)
+      if (stack_[k]->ns == Node::kHtml && stack_[k]->name == "table") table = k;
+    if (!table) return;
+    for (size_t k = table + 1; k < stack_.size(); ++k) {
+      if (stack_[k]->ns != Node::kHtml || !closes(stack_[k]->name)) continue;
+      while (stack_.size() > k) pop(at);
+      return;
+    }
   }
 
   // Closes the p open "in button scope" (none of the elements that bound the scope between it
