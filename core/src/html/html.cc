@@ -335,13 +335,17 @@ class Parser {
   void keep_rest(size_t at) {
     size_t from = at;
     bool as_text = select_open();
+    // From the outermost element written as its source bytes (SVG, MathML, one kept untranslated)
+    // on, which is part of the rest.
     for (size_t k = 1; k < stack_.size(); ++k) {
-      if (stack_[k]->ns == Node::kHtml) continue;
-      from = stack_[k]->begin;
+      const Node& n = *stack_[k];
+      const bool foreign = n.ns != Node::kHtml;
+      if (!foreign && !(n.translate_no || is_untranslatable(n.name) || (options_.skip_code && is_code(n.name)))) continue;
+      from = n.begin;
+      as_text = as_text || foreign;
       while (stack_.size() > k) stack_.pop_back();
-      top().children.pop_back();  // the outermost SVG or MathML element goes into the text
+      top().children.pop_back();
       foreign_open_ = 0;
-      as_text = true;
       break;
     }
     std::string lower(s_.substr(from));
