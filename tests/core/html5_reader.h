@@ -1,6 +1,6 @@
 // What an HTML5 parser that shares nothing with the engine sees in a fragment of HTML: Google's
 // gumbo (Debian's libgumbo-dev), parsing the fragment as the content of a div, as innerHTML
-// does. Used by the HTML tests (tests/core/test_html_reader.cc) and the HTML fuzz harness to
+// does. Used by the HTML tests (tests/core/test_html_markup.cc) and the HTML fuzz harness to
 // check the one thing translated HTML must never do: hold markup that was not markup in the input.
 #pragma once
 
