@@ -122,7 +122,11 @@ void TranslationSession::Impl::split_html(const std::vector<std::string>& texts)
     } catch (const Error& e) {
       throw Error::about_input(ErrorCode::kInvalidText, p, std::string("cannot be read as HTML: ") + e.detail());
     }
-    for (const HtmlBlock& b : html_.back().blocks) m_->segmenter->split(blocks++, html_model_text(b.text), options_, segments_);
+    for (const HtmlBlock& b : html_.back().blocks) {
+      const std::string text = html_model_text(b.text);
+      const std::vector<SentenceSpan> sentences = html_sentences(b, text);
+      m_->segmenter->split(blocks++, text, options_, segments_, options_.split_sentences ? &sentences : nullptr);
+    }
   }
   for (Segment& u : segments_) u.alignment = true;
 }
