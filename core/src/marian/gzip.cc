@@ -17,15 +17,18 @@ std::vector<uint8_t> gunzip(const uint8_t* data, size_t size, size_t limit, cons
     throw Error(what + ": not a gzip file (it does not start with the gzip signature 1f 8b)");
   }
   auto too_large = [&] {
-    return Error(what + ": decompresses to more than " + size_text(limit) + ", the most a " + kind + " file may hold");
+    return Error(what + ": decompresses to more than " + size_text(limit) + ", the limit for " + kind + " files");
   };
-  // The trailer's ISIZE: the (last) member's length modulo 2^32. Limits are below 4 GiB, so a
-  // declared size above the limit is refused before anything is inflated. One byte more than
-  // declared lets zlib read the trailer without asking for room; one more than the limit tells
-  // that the data goes past it.
+  // The trailer's ISIZE: the (last) member's length modulo 2^32 (limits are below 4 GiB). Deflate
+  // makes at most 1032 bytes of one (zlib's technical details), so a larger claim is no size at
+  // all (a truncated file, or garbage after the data, ends in other bytes): the output then grows
+  // as it comes. A plausible claim above the limit is refused before anything is inflated. One
+  // byte more than declared lets zlib read the trailer without asking for room; one more than the
+  // limit tells that the data goes past it.
   const uint32_t declared = load_u32_le(data + size - 4);
-  if (declared > limit) throw too_large();
-  std::vector<uint8_t> out(size_t(declared) + 1);
+  const bool plausible = declared <= uint64_t(size) * 1032;
+  if (plausible && declared > limit) throw too_large();
+  std::vector<uint8_t> out(plausible ? size_t(declared) + 1 : std::min<size_t>(limit + 1, 1 << 16));
 
   z_stream zs;
   std::memset(&zs, 0, sizeof zs);

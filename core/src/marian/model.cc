@@ -51,7 +51,8 @@ MarianModel read_model(Folder& folder, ModelFiles files) {
   const std::string options_what = m.files.config.empty() ? what : printable(m.files.config);
   m.options = MarianOptions(model_options(folder, m.files, m), options_what);
   m.src = read_vocab(folder, m.files.sides[0].spm, m.files.sides[0].table);
-  m.tgt = read_vocab(folder, m.files.sides[1].spm, m.files.sides[1].table);
+  const ModelFiles::Side &src = m.files.sides[0], &tgt = m.files.sides[1];
+  m.tgt = src.spm == tgt.spm && src.table == tgt.table ? m.src : read_vocab(folder, tgt.spm, tgt.table);
   return m;
 }
 

@@ -99,7 +99,7 @@ std::vector<MarianItem> read_npz(const uint8_t* data, size_t size, size_t limit,
     }
     total += info.uncompressed_size;
     if (total > limit) {
-      throw Error(what + ": its arrays hold more than " + size_text(limit) + " in all, more than a model file may hold");
+      throw Error(what + ": its arrays hold more than " + size_text(limit) + " in all, the limit for model files");
     }
     if (unzOpenCurrentFile(zip) != UNZ_OK) throw Error(ewhat + ": cannot open the entry (corrupted local header)");
     const uint64_t start = unzGetCurrentFileZStreamPos64(zip);
