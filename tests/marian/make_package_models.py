@@ -4,9 +4,10 @@
 Usage: tests/marian/make_package_models.py MODELS OUT
   MODELS  a folder of tests/marian/make_models.py (each model's marian/ folder: model.bin, the
           intgemm8 model.intgemm.alphas.bin, vocabularies, decoder.yml)
-  OUT     gets, per model, the Python importer's .tfm of its Marian files (NAME.f32.tfm from
-          model.bin, NAME.int8.tfm from the intgemm8 file): the "converted once" side the package's
-          direct load must equal; and two OPUS-MT style folders (model .npz with
+  OUT     gets, per model, the .tfm of its Marian files written by the native CLI's importer
+          (`tformer convert`; NAME.f32.tfm from model.bin, NAME.int8.tfm from the intgemm8 file):
+          the "converted once" side the package's direct load (the same importer, in wasm) must
+          equal; and two OPUS-MT style folders (model .npz with
           special:model.yml, decoder.yml, source.spm/target.spm, *.vocab.yml tables whose ids
           are a shuffled permutation of the SentencePiece ids, tests/marian/test_roundtrip.py's
           OpusModel) with their imported .tfm and the PyTorch reference's translations; and

@@ -7,7 +7,7 @@
 // two OPUS-MT style folders (.npz, *.vocab.yml tables with shuffled ids, source/target.spm):
 //   - float32: greedy translations equal Bergamot's wasm on the same files (at the same length
 //     cap, as tests/marian/parity.mjs compares) and the PyTorch reference;
-//   - every variant: token-identical to the package on the .tfm the Python importer
+//   - every variant: token-identical to the package on the .tfm the native CLI's importer
 //     (models/tfm import-marian) writes from the same files;
 //   - a folder with a lexical shortlist (lex.*.s2t.bin): the package = the converted .tfm = Bergamot's
 //     wasm given the same shortlist, one sentence per request;
@@ -97,7 +97,7 @@ function firstDifference(a, b, what) {
   return i < 0 ? null : `${what}: sentence ${i} differs:\n  ${JSON.stringify(a[i])}\n  ${JSON.stringify(b[i])}`;
 }
 
-test('Firefox-style folders (float32 .bin, intgemm8 .bin): the package on the files = the Python-converted .tfm; float32 = Bergamot and PyTorch',
+test('Firefox-style folders (float32 .bin, intgemm8 .bin): the package on the files = the natively converted .tfm; float32 = Bergamot and PyTorch',
   { skip: reason || false, timeout: 3600e3 }, async (t) => {
     for (const e of entries.filter((x) => x.kind === 'f32' || x.kind === 'int8')) {
       await t.test(`${e.name} ${e.kind}`, async () => {
@@ -112,7 +112,7 @@ test('Firefox-style folders (float32 .bin, intgemm8 .bin): the package on the fi
           return translateAll(tr, texts, caps);
         });
         const converted = await withTranslator(e.tfm, (tr) => translateAll(tr, texts, caps));
-        assert.equal(firstDifference(direct, converted, 'direct load vs the Python-converted .tfm'), null);
+        assert.equal(firstDifference(direct, converted, 'direct load vs the natively converted .tfm'), null);
         if (e.kind === 'f32') {
           const reference = plan.sentences.map((s) => s.matched.text);
           assert.equal(firstDifference(direct.map((r) => r.text), reference, 'direct load vs PyTorch'), null);
@@ -140,7 +140,7 @@ test("a Firefox-style folder with its lexical shortlist: the package = the conve
     });
     assert.ok(direct.some((r, i) => r.text !== plan.sentences[i].matched.text), 'the shortlist changes some outputs of this random model');
     const converted = await withTranslator(e.tfm, (tr) => translateAll(tr, texts, caps));
-    assert.equal(firstDifference(direct, converted, 'direct load vs the Python-converted .tfm'), null);
+    assert.equal(firstDifference(direct, converted, 'direct load vs the natively converted .tfm'), null);
     const b = await BergamotNode.start();
     try {
       await b.load(readBuffer(path.join(e.folder, 'model.bin')), [readBuffer(path.join(e.folder, 'vocab.spm'))],
@@ -152,7 +152,7 @@ test("a Firefox-style folder with its lexical shortlist: the package = the conve
     }
   });
 
-test('OPUS-MT style folders (.npz, .vocab.yml tables, source/target.spm): the package = the Python-converted .tfm = PyTorch',
+test('OPUS-MT style folders (.npz, .vocab.yml tables, source/target.spm): the package = the natively converted .tfm = PyTorch',
   { skip: reason || false, timeout: 600e3 }, async () => {
     for (const e of entries.filter((x) => x.kind === 'opus')) {
       const caps = e.sentences.map(() => 0);
