@@ -10,7 +10,7 @@ size_t limit_of(FileKind kind) {
   switch (kind) {
     case FileKind::kModel: return size_t(1) << 31;             // a wasm32 heap holds no more
     case FileKind::kOptions: return size_t(256) << 10;         // real ones have a few KB
-    case FileKind::kVocabularyTable: return size_t(16) << 20;  // 64k pieces take about 1 MB
+    case FileKind::kVocabularyTable: return size_t(8) << 20;   // 64k pieces take about 1.5 MB
     case FileKind::kSentencePiece: return kMaxSentencePieceModelBytes;
     case FileKind::kShortlist: return size_t(256) << 20;       // Firefox's take 5-30 MB
   }

@@ -5,8 +5,7 @@
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/parser.h>
 
-#include <map>
-#include <regex>
+#include <algorithm>
 #include <sstream>
 
 #include "tformer/error.h"
@@ -187,34 +186,36 @@ std::vector<std::string> read_vocab_yml(const std::string& text, const std::stri
   VocabHandler table(what);
   parse(text, what, table, "vocabulary ");
   if (!table.mapping || table.entries.empty()) throw Error(what + ": a vocabulary must be a non-empty mapping piece: id");
-  std::map<long long, std::string> by_id;
-  // An id as Python's int() and yaml-cpp's as<int> both read it: decimal digits, an optional sign
-  // and surrounding spaces.
-  static const std::regex int_text("\\s*[-+]?[0-9]{1,18}\\s*");
+  // Ids 0..n-1, each once: a table of n entries fills n slots.
+  const size_t n = table.entries.size();
+  std::vector<std::string> pieces(n);
+  std::vector<bool> filled(n, false);
+  long long outside = -1;  // an id past the table, if any
   for (auto& [piece, value] : table.entries) {
-    if (!std::regex_match(value, int_text)) {
+    // An id: decimal digits (what Marian's writer puts there), surrounding spaces allowed.
+    const size_t a = value.find_first_not_of(" \t"), b = value.find_last_not_of(" \t");
+    const size_t end = a == std::string::npos ? a : value.find_first_not_of("0123456789", a);
+    const bool digits = a != std::string::npos && b - a < 18 && (end == std::string::npos || end > b);
+    if (!digits) {
       throw Error(what + ": piece '" + printable(piece) + "' has id '" + printable(value) + "', not an integer");
     }
-    const long long id = std::stoll(value);
-    auto [it, fresh] = by_id.emplace(id, std::move(piece));
-    if (!fresh) {
-      throw Error(what + ": id " + std::to_string(id) + " is given to both '" + printable(it->second) + "' and '" +
+    const long long id = std::stoll(value.substr(a, b - a + 1));
+    if (id >= static_cast<long long>(n)) {
+      outside = id;
+      continue;
+    }
+    if (filled[size_t(id)]) {
+      throw Error(what + ": id " + std::to_string(id) + " is given to both '" + printable(pieces[size_t(id)]) + "' and '" +
                   printable(piece) + "'");
     }
+    filled[size_t(id)] = true;
+    pieces[size_t(id)] = std::move(piece);
   }
-  const long long n = static_cast<long long>(by_id.size());
-  if (by_id.begin()->first != 0 || by_id.rbegin()->first != n - 1) {
-    long long missing = 0;
-    for (const auto& [id, piece] : by_id) {
-      if (id != missing) break;
-      ++missing;
-    }
+  if (outside >= 0) {
+    const size_t missing = size_t(std::find(filled.begin(), filled.end(), false) - filled.begin());
     throw Error(what + ": ids must be 0.." + std::to_string(n - 1) + " without gaps (id " + std::to_string(missing) +
                 " is missing)");
   }
-  std::vector<std::string> pieces;
-  pieces.reserve(by_id.size());
-  for (auto& [id, piece] : by_id) pieces.push_back(std::move(piece));
   return pieces;
 }
 
