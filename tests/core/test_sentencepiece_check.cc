@@ -116,6 +116,16 @@ TEST_CASE("a model proto that is not well-formed is refused by name", "[sentence
   CHECK_THAT(check_error(std::string(17 << 20, '\0')), Catch::Contains("more than 16 MiB"));
 }
 
+TEST_CASE("a piece holding a NUL byte is refused before SentencePiece builds its tries", "[sentencepiece]") {
+  // The fuzzer's find: a model whose pieces include "<p\0" made darts-clone throw from inside
+  // SentencePiece's loader (uncaught: the process ended).
+  std::string crafted = fixture_spm();
+  const std::string piece = field(1, std::string("<p\0", 3));  // SentencePiece.piece
+  crafted += field(1, piece);                                    // ModelProto.pieces
+  CHECK_THAT(check_error(crafted), Catch::Contains("x.spm: not a SentencePiece model (piece 256 holds a NUL byte)"));
+  CHECK_THAT(tokenizer_error(crafted), Catch::Contains("embedded SentencePiece model: not a SentencePiece model (piece 256"));
+}
+
 TEST_CASE("the shipped models' vocabularies pass the check", "[sentencepiece]") {
   for (const char* variant : {"marian", "tutorial", "marian-int8"}) {
     const tformer::ModelFile f = tformer::ModelFile::from_path(fixture_path(variant, "model.tfm"));

@@ -19,11 +19,9 @@ Vocab read_vocab(Folder& folder, const std::string& spm, const std::string& tabl
   v.table_name = table;
   v.spm_bytes = folder.text(spm, FileKind::kSentencePiece);
   const std::string spm_what = printable(spm);
-  check_sentencepiece_model(v.spm_bytes, spm_what);
   sentencepiece::logging::SetMinLogLevel(1);  // no INFO lines on stderr of a library user
   sentencepiece::SentencePieceProcessor sp;
-  const auto status = sp.LoadFromSerializedProto(v.spm_bytes);
-  if (!status.ok()) throw Error(spm_what + ": not a SentencePiece model (" + printable(status.ToString()) + ")");
+  load_sentencepiece(sp, v.spm_bytes, spm_what);
   if (!table.empty()) {
     const std::string what = printable(table);
     v.table = read_vocab_yml(folder.text(table, FileKind::kVocabularyTable), what);

@@ -1,11 +1,14 @@
 #include "text/sentencepiece_check.h"
 
+#include <sentencepiece_processor.h>
+
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "tformer/error.h"
 #include "util/little_endian.h"
+#include "util/printable.h"
 
 namespace tformer {
 namespace {
@@ -16,8 +19,9 @@ namespace {
 // (number << 3 | wire type) and a payload whose size the wire type gives.
 enum WireType { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
 
-// ModelProto and NormalizerSpec (sentencepiece src/sentencepiece_model.proto).
-constexpr uint64_t kNormalizerSpec = 3, kDenormalizerSpec = 5, kPrecompiledCharsmap = 2;
+// ModelProto, its SentencePiece and NormalizerSpec (sentencepiece src/sentencepiece_model.proto).
+constexpr uint64_t kPieces = 1, kNormalizerSpec = 3, kDenormalizerSpec = 5;
+constexpr uint64_t kPieceText = 1, kPrecompiledCharsmap = 2;
 
 class WireReader {
  public:
@@ -182,7 +186,22 @@ void check_sentencepiece_model(std::string_view model, const std::string& what) 
   WireReader proto(model, what);
   uint64_t number = 0, type = 0;
   std::string_view payload;
+  size_t piece = 0;
   while (proto.next(number, type, payload)) {
+    if (number == kPieces && type == kLengthDelimited) {
+      // SentencePiece builds darts-clone tries of the pieces, which take C strings: a NUL byte in
+      // a piece makes darts throw from inside SentencePiece's loader.
+      WireReader fields(payload, what);
+      uint64_t n = 0, t = 0;
+      std::string_view text;
+      while (fields.next(n, t, text)) {
+        if (n == kPieceText && t == kLengthDelimited && text.find('\0') != std::string_view::npos) {
+          throw Error(what + ": not a SentencePiece model (piece " + std::to_string(piece) + " holds a NUL byte)");
+        }
+      }
+      ++piece;
+      continue;
+    }
     if ((number != kNormalizerSpec && number != kDenormalizerSpec) || type != kLengthDelimited) continue;
     WireReader spec(payload, what);
     uint64_t n = 0, t = 0;
@@ -191,6 +210,19 @@ void check_sentencepiece_model(std::string_view model, const std::string& what) 
       if (n == kPrecompiledCharsmap && t == kLengthDelimited) check_charsmap(field, what);
     }
   }
+}
+
+void load_sentencepiece(sentencepiece::SentencePieceProcessor& processor, std::string_view model,
+                        const std::string& what) {
+  check_sentencepiece_model(model, what);
+  std::string refusal;
+  try {
+    const auto status = processor.LoadFromSerializedProto(absl::string_view(model.data(), model.size()));
+    if (!status.ok()) refusal = status.ToString();
+  } catch (const std::exception& e) {  // darts-clone throws from inside SentencePiece's loader
+    refusal = e.what();
+  }
+  if (!refusal.empty()) throw Error(what + ": not a SentencePiece model (" + printable(refusal) + ")");
 }
 
 }  // namespace tformer
