@@ -42,7 +42,7 @@ Json alignment_head(const MarianOptions& o, int decoder_layers) {
   return {{"layer", index}, {"head", 0}};
 }
 
-// A vocabulary table as the .tfm stores it (models/FORMAT.md): the pieces by id, each followed by
+// A vocabulary table as the .tfm stores it (docs/FORMAT.md): the pieces by id, each followed by
 // a NUL byte.
 Tensor table_tensor(const std::vector<std::string>& pieces, const std::string& what) {
   std::string out;

@@ -25,7 +25,7 @@ Json metadata(const MarianModel& m, const Plan& plan, const Converted& c, const 
               const std::string& weights);
 
 // The first binary lexical shortlist of the folder (lex.*.s2t.bin), checked as the engine checks
-// it at load and added as the u8 tensor "shortlist" (models/FORMAT.md), the file unchanged; a text
+// it at load and added as the u8 tensor "shortlist" (docs/FORMAT.md), the file unchanged; a text
 // shortlist draws a warning. Fills `result.shortlist`.
 void attach_shortlist(Folder& folder, const MarianModel& m, Tensors& tensors, MarianImport& result);
 

@@ -1,4 +1,4 @@
-// The engine's tensors as an import builds them (names as in models/FORMAT.md), before they are
+// The engine's tensors as an import builds them (names as in docs/FORMAT.md), before they are
 // written: f32 values, int8 values with their row scales (a tensor of their own), f16 values, or
 // bytes (a tokenizer's model, the shortlist).
 #pragma once

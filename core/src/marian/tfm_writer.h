@@ -1,4 +1,4 @@
-// Writes a .tfm image (models/FORMAT.md): the JSON header, then each tensor at a 64-byte aligned
+// Writes a .tfm image (docs/FORMAT.md): the JSON header, then each tensor at a 64-byte aligned
 // offset, little-endian.
 #pragma once
 
