@@ -6,7 +6,6 @@
 // MODEL is a .tfm file, a Marian model folder or a Marian model file (imported in memory).
 //   tformer bench -m MODEL.tfm -i FILE [options]
 //   tformer --help | --version
-#include <dirent.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -26,9 +25,11 @@
 #include <nlohmann/json.hpp>
 
 #include "input.h"
+#include "marian_folder.h"
 #include "tformer/marian.h"
 #include "tformer/profile.h"
 #include "tformer/translator.h"
+#include "util/printable.h"
 
 #ifndef TFORMER_VERSION
 #define TFORMER_VERSION "unknown"
@@ -277,58 +278,38 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 // A .tfm file is loaded as it is; anything else is a Marian folder or model file.
 bool is_marian(const std::string& path) { return is_directory(path) || !ends_with(path, ".tfm"); }
 
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw tformer::Error("cannot open '" + path + "': " + std::strerror(errno));
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 std::string name_of(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// The files an import reads, from the folder (or the model file's folder), plus the vocabularies
-// and options named on the command line wherever they are.
+bool exists(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0;
+}
+
+// Imports the folder (or the model file's folder); --vocab, --spm and --config name files of the
+// folder, or files elsewhere when given as paths.
 tformer::MarianImport import_marian_model(const Args& a, const std::string& path) {
   tformer::MarianImportOptions options;
   options.weights = a.weights;
   options.max_positions = a.max_positions;
   std::string folder = path;
   if (!is_directory(path)) {
-    struct stat st {};
-    if (stat(path.c_str(), &st) != 0) throw tformer::Error("'" + path + "': no such file or folder");
+    if (!exists(path)) throw tformer::Error("'" + tformer::printable(path) + "': no such file or folder");
     const size_t slash = path.find_last_of('/');
     folder = slash == std::string::npos ? "." : path.substr(0, slash);
     options.model = name_of(path);
   }
-  std::vector<tformer::MarianFile> files;
-  std::vector<std::string> seen;
-  auto add = [&](const std::string& file) {
-    const std::string name = name_of(file);
-    if (std::find(seen.begin(), seen.end(), name) != seen.end()) return;
-    seen.push_back(name);
-    files.push_back({name, read_file(file)});
+  std::vector<std::string> named;
+  auto name = [&](const std::string& v) {
+    if (v.find('/') != std::string::npos || exists(v)) named.push_back(v);
+    return name_of(v);
   };
-  DIR* dir = opendir(folder.c_str());
-  if (!dir) throw tformer::Error("cannot read folder '" + folder + "': " + std::strerror(errno));
-  std::vector<std::string> names, tfm_files;
-  while (const dirent* e = readdir(dir)) {
-    const std::string name = e->d_name;
-    if (tformer::is_marian_input(name) && !is_directory(folder + "/" + name)) names.push_back(name);
-    if (ends_with(name, ".tfm")) tfm_files.push_back(name);
-  }
-  closedir(dir);
-  std::sort(names.begin(), names.end());
-  std::sort(tfm_files.begin(), tfm_files.end());
-  // Named files first: a --vocab given as a path wins over a file of that name in the folder.
-  for (const auto& v : a.vocabs) add(v.find('/') == std::string::npos && !std::ifstream(v) ? folder + "/" + v : v);
-  for (const auto& v : a.spms) add(v.find('/') == std::string::npos && !std::ifstream(v) ? folder + "/" + v : v);
-  if (!a.marian_config.empty()) add(a.marian_config);
-  for (const auto& n : names) add(folder + "/" + n);
-  for (const auto& v : a.vocabs) options.vocabs.push_back(name_of(v));
-  for (const auto& v : a.spms) options.spms.push_back(name_of(v));
-  if (!a.marian_config.empty()) options.config = name_of(a.marian_config);
+  for (const auto& v : a.vocabs) options.vocabs.push_back(name(v));
+  for (const auto& v : a.spms) options.spms.push_back(name(v));
+  if (!a.marian_config.empty()) options.config = name(a.marian_config);
+  tformer::cli::MarianFolder files(folder, named);
   tformer::MarianImport m;
   try {
     m = tformer::import_marian(files, options);
@@ -336,11 +317,13 @@ tformer::MarianImport import_marian_model(const Args& a, const std::string& path
     if (!is_directory(path)) throw;
     // A folder is read as a Marian model; one holding .tfm files was probably meant otherwise.
     std::string hint;
-    for (const auto& n : tfm_files) hint += (hint.empty() ? "" : ", ") + n;
+    for (const auto& n : files.names()) {
+      if (ends_with(n, ".tfm")) hint += (hint.empty() ? "" : ", ") + tformer::printable(n);
+    }
     if (!hint.empty()) hint = " (it holds " + hint + ": a .tfm model is loaded by its file name)";
-    throw tformer::Error("model folder '" + path + "': " + e.what() + hint);
+    throw tformer::Error("model folder '" + tformer::printable(path) + "': " + e.what() + hint);
   }
-  for (const auto& w : m.warnings) std::cerr << "tformer: warning: " << w << "\n";
+  for (const auto& w : m.warnings) std::cerr << "tformer: warning: " << tformer::printable(w) << "\n";
   return m;
 }
 
@@ -449,7 +432,7 @@ int cmd_translate(const Args& a) {
     for (size_t i = 0; i < out.size(); ++i) {
       if (!problems[i].empty()) {
         std::cout.flush();  // the messages appear next to the output they concern
-        std::cerr << "tformer: error: " << problems[i] << "; its output line is left empty\n";
+        std::cerr << "tformer: error: " << tformer::printable(problems[i]) << "; its output line is left empty\n";
         ++skipped;
         write_translation(a, first_line - 1 + i, tformer::Translation{});
       } else {
@@ -473,11 +456,11 @@ void print_marian_summary(const tformer::MarianImport& m) {
   const auto& c = s["config"];
   auto list = [](const nlohmann::json& a) {
     std::string out;
-    for (const auto& x : a) out += (out.empty() ? "" : ", ") + (x.is_string() ? x.get<std::string>() : x.dump());
+    for (const auto& x : a) out += (out.empty() ? "" : ", ") + tformer::printable(x.is_string() ? x.get<std::string>() : x.dump());
     return out.empty() ? std::string("none") : out;
   };
-  std::printf("marian:     %s (%s), imported in memory\n", s["name"].get<std::string>().c_str(),
-              s["model"].get<std::string>().c_str());
+  std::printf("marian:     %s (%s), imported in memory\n", tformer::printable(s["name"].get<std::string>()).c_str(),
+              tformer::printable(s["model"].get<std::string>()).c_str());
   std::printf("variant:    %s; d_model %d, heads %d, ffn %d, %d+%d layers\n", s["variant"].get<std::string>().c_str(),
               c["d_model"].get<int>(), c["heads"].get<int>(), c["ffn_dim"].get<int>(), c["encoder_layers"].get<int>(),
               c["decoder_layers"].get<int>());
@@ -494,7 +477,7 @@ void print_marian_summary(const tformer::MarianImport& m) {
     const auto& l = s["shortlist"];
     std::printf("shortlist:  %s: %llu source words, %llu (source, target) pairs, firstNum %llu, bestNum %llu "
                 "(carried in the .tfm: each sentence scores only the target words it lists)\n",
-                l["file"].get<std::string>().c_str(), l["source_words"].get<unsigned long long>(),
+                tformer::printable(l["file"].get<std::string>()).c_str(), l["source_words"].get<unsigned long long>(),
                 l["candidates"].get<unsigned long long>(), l["first"].get<unsigned long long>(),
                 l["best"].get<unsigned long long>());
   }
@@ -516,7 +499,7 @@ int cmd_convert(const Args& a) {
   if (!out) throw tformer::Error("cannot write '" + a.output + "'");
   const nlohmann::json s = nlohmann::json::parse(m.summary_json);
   std::printf("wrote %s (%zu bytes) from %s: %s, d_model %d, vocab %d, weights %s\n", a.output.c_str(), m.tfm.size(),
-              m.model_file.c_str(), s["variant"].get<std::string>().c_str(), s["config"]["d_model"].get<int>(),
+              tformer::printable(m.model_file).c_str(), s["variant"].get<std::string>().c_str(), s["config"]["d_model"].get<int>(),
               s["config"]["vocab_size"].get<int>(), s["weights"].get<std::string>().c_str());
   return 0;
 }
@@ -664,10 +647,10 @@ int main(int argc, char** argv) {
     }
     usage_error("unknown command '" + a.command + "'");
   } catch (const tformer::Error& e) {
-    std::cerr << "tformer: error: " << e.what() << "\n";
+    std::cerr << "tformer: error: " << tformer::printable(e.what()) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "tformer: internal error: " << e.what() << "\n";
+    std::cerr << "tformer: internal error: " << tformer::printable(e.what()) << "\n";
     return 1;
   }
 }

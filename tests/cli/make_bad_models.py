@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes the hostile model files of the CLI robustness test (expect_robust.cmake) from the test
-fixtures, at test time: each is a small edit of a fixture's header. Standard library only.
+"""Writes the hostile model files of the CLI robustness tests (expect_robust.cmake,
+expect_marian_hostile.cmake) from the test fixtures, at test time: each is a small edit of a
+fixture's header, or (crafted-charsmap.tfm) of its SentencePiece model. Standard library only.
 Usage: make_bad_models.py FIXTURES_DIR OUT_DIR"""
 import json
 import os
@@ -67,3 +68,25 @@ def special(h):
 
 
 write('special-ids.tfm', *edited('tutorial', special))
+
+
+# A SentencePiece vocabulary whose normalisation table sends "a" far past its strings: the
+# normalizer would read (and print) memory outside the model.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sentencepiece_proto as sp  # noqa: E402
+
+
+def crafted_tokenizer(variant):
+    header = json.loads(read_tfm(variant)[0])
+    text, data = read_tfm(variant)
+    source = next(t for t in header['tensors'] if t['name'] == header['tokenizer']['source'])
+    model = data[source['offset']:source['offset'] + source['nbytes']]
+    crafted = sp.with_charsmap(model, sp.charsmap(sp.one_rule(ord('a'), 0x7FFFFF00), b'b\0'))
+    offset = (len(data) + 63) // 64 * 64
+    for t in header['tensors']:
+        if t['name'] == source['name']:
+            t.update(offset=offset, nbytes=len(crafted), shape=[len(crafted)])
+    return json.dumps(header), data + b'\0' * (offset - len(data)) + crafted
+
+
+write('crafted-charsmap.tfm', *crafted_tokenizer('marian'))

@@ -1,6 +1,7 @@
 // Marian model files written in memory for the importer's tests: a .bin writer that follows
-// marian-dev's binary.cpp layout on its own (not the importer's reader), a gzip writer (zlib), and
-// the fixture model (tests/fixtures/marian, from the PyTorch reference) spelled out as Marian
+// marian-dev's binary.cpp layout on its own (not the importer's reader), gzip and zip writers
+// (zlib; the zip layout of PKWARE's APPNOTE, so that entries can claim any size or share data),
+// and the fixture model (tests/fixtures/marian, from the PyTorch reference) spelled out as Marian
 // parameters with a hand-written name map.
 #pragma once
 
@@ -87,6 +88,95 @@ inline std::vector<uint8_t> gzip_bytes(const std::vector<uint8_t>& data) {
   return out;
 }
 
+inline std::vector<uint8_t> deflate_raw(const std::vector<uint8_t>& data) {
+  z_stream zs{};
+  deflateInit2(&zs, 9, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::vector<uint8_t> out(deflateBound(&zs, uLong(data.size())) + 32);
+  zs.next_in = const_cast<Bytef*>(data.data());
+  zs.avail_in = uInt(data.size());
+  zs.next_out = out.data();
+  zs.avail_out = uInt(out.size());
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// One entry of a zip file as written: its name, its data as stored (deflated unless `stored`),
+// and what the directory says of it. `shares` >= 0: no data of its own, the directory points at
+// entry `shares`' local header (a zip bomb's trick).
+struct ZipEntry {
+  std::string name;
+  std::vector<uint8_t> data;
+  uint64_t uncompressed = 0;
+  uint32_t crc = 0;
+  bool stored = false;
+  int shares = -1;
+};
+
+inline ZipEntry zip_entry(const std::string& name, const std::vector<uint8_t>& content) {
+  ZipEntry e{name, deflate_raw(content), content.size(), uint32_t(crc32(0, content.data(), uInt(content.size()))), false, -1};
+  return e;
+}
+
+inline std::vector<uint8_t> write_zip(const std::vector<ZipEntry>& entries) {
+  std::vector<uint8_t> out, dir;
+  auto put = [](std::vector<uint8_t>& o, uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) o.push_back(uint8_t(v >> (8 * i)));
+  };
+  std::vector<uint32_t> offsets;
+  for (const ZipEntry& e : entries) {
+    if (e.shares >= 0) {
+      offsets.push_back(offsets[size_t(e.shares)]);
+      continue;
+    }
+    offsets.push_back(uint32_t(out.size()));
+    put(out, 0x04034b50, 4);
+    put(out, 20, 2);
+    put(out, 0, 2);
+    put(out, e.stored ? 0 : 8, 2);
+    put(out, 0, 4);  // time, date
+    put(out, e.crc, 4);
+    put(out, e.data.size(), 4);
+    put(out, uint32_t(e.uncompressed), 4);
+    put(out, e.name.size(), 2);
+    put(out, 0, 2);
+    out.insert(out.end(), e.name.begin(), e.name.end());
+    out.insert(out.end(), e.data.begin(), e.data.end());
+  }
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const ZipEntry& e = entries[i];
+    const ZipEntry& d = e.shares >= 0 ? entries[size_t(e.shares)] : e;
+    put(dir, 0x02014b50, 4);
+    put(dir, 20, 2);
+    put(dir, 20, 2);
+    put(dir, 0, 2);
+    put(dir, d.stored ? 0 : 8, 2);
+    put(dir, 0, 4);
+    put(dir, d.crc, 4);
+    put(dir, d.data.size(), 4);
+    put(dir, uint32_t(e.uncompressed), 4);
+    put(dir, e.name.size(), 2);
+    put(dir, 0, 2);
+    put(dir, 0, 2);
+    put(dir, 0, 2);
+    put(dir, 0, 2);
+    put(dir, 0, 4);
+    put(dir, offsets[i], 4);
+    dir.insert(dir.end(), e.name.begin(), e.name.end());
+  }
+  const uint32_t dir_offset = uint32_t(out.size());
+  out.insert(out.end(), dir.begin(), dir.end());
+  put(out, 0x06054b50, 4);
+  put(out, 0, 4);
+  put(out, entries.size(), 2);
+  put(out, entries.size(), 2);
+  put(out, dir.size(), 4);
+  put(out, dir_offset, 4);
+  put(out, 0, 2);
+  return out;
+}
+
 // The Marian options of the fixture model (tests/fixtures/marian: d 32, 4 heads, ffn 64, 2+2
 // layers, post-norm, relu, all embeddings tied).
 inline std::string fixture_options() {
@@ -142,6 +232,51 @@ inline std::vector<BinItem> fixture_marian_items(const std::string& model_path, 
     }
   }
   spm = f.bytes_of(f.tokenizer().source);
+  return items;
+}
+
+// A small transformer's parameters as Marian names them (post-norm, all embeddings tied, an output
+// bias; d 8, 2 heads, ffn 16, one encoder and one decoder layer) for a vocabulary of `vocab`
+// pieces, with made-up values, and its options: a model that imports quickly (the fuzzers).
+inline std::string tiny_options(int vocab) {
+  return "type: transformer\ndim-emb: 8\nenc-depth: 1\ndec-depth: 1\ntransformer-heads: 2\n"
+         "transformer-dim-ffn: 16\ntransformer-ffn-activation: relu\ntied-embeddings-all: true\n"
+         "dim-vocabs: [" + std::to_string(vocab) + ", " + std::to_string(vocab) + "]\n";
+}
+
+inline std::vector<BinItem> tiny_marian_items(int vocab) {
+  const int d = 8, ffn = 16;
+  std::vector<BinItem> items;
+  auto add = [&](const std::string& name, std::vector<int32_t> shape) {
+    size_t n = 1;
+    for (int32_t x : shape) n *= size_t(x);
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = float((i * 7919 + name.size() * 31) % 17) / 17.0f - 0.5f;
+    items.push_back(f32_item(name, std::move(shape), v));
+  };
+  add("Wemb", {vocab, d});
+  auto attention = [&](const std::string& m) {
+    for (const char* p : {"q", "k", "v", "o"}) {
+      add(m + "_W" + p, {d, d});
+      add(m + "_b" + p, {1, d});
+    }
+    add(m + "_Wo_ln_scale", {1, d});
+    add(m + "_Wo_ln_bias", {1, d});
+  };
+  auto feed_forward = [&](const std::string& m) {
+    add(m + "_W1", {d, ffn});
+    add(m + "_b1", {1, ffn});
+    add(m + "_W2", {ffn, d});
+    add(m + "_b2", {1, d});
+    add(m + "_ffn_ln_scale", {1, d});
+    add(m + "_ffn_ln_bias", {1, d});
+  };
+  attention("encoder_l1_self");
+  feed_forward("encoder_l1_ffn");
+  attention("decoder_l1_self");
+  attention("decoder_l1_context");
+  feed_forward("decoder_l1_ffn");
+  add("decoder_ff_logit_out_b", {1, vocab});
   return items;
 }
 

@@ -1,14 +1,16 @@
-// The C++ Marian importer (tformer/marian.h): the fixture model written as a Marian .bin imports
-// back to the fixture's values and translates as the fixture does; every refused option, broken
-// file and missing piece gives a tformer::Error that names it. (tests/marian/cpp_import.py checks
-// byte equality with the Python importer on every variant.)
+// The Marian importer (tformer/marian.h): the fixture model written as a Marian .bin imports back
+// to the fixture's values and translates as the fixture does; every refused option, broken file
+// and missing piece gives a tformer::Error that names it. (tests/marian/test_import.py checks every
+// variant's .tfm against its Marian files by meaning.)
 #include <catch.hpp>
 
 #include <string>
 #include <vector>
 
 #include "fixtures.h"
+#include "marian/gzip.h"
 #include "marian/npy.h"
+#include "marian/options.h"
 #include "marian/yaml.h"
 #include "marian_files.h"
 #include "tformer/marian.h"
@@ -101,7 +103,7 @@ TEST_CASE("gzip copies are read, and broken ones named", "[marian]") {
   auto trailing = gz;
   trailing[0].bytes.push_back('x');
   CHECK_THAT(import_error(trailing), Catch::Contains("garbage after the gzip data"));
-  CHECK_THROWS_AS(tformer::gunzip(nullptr, 0, "empty.gz"), Error);
+  CHECK_THROWS_AS(tformer::marian::gunzip(nullptr, 0, 100, "empty.gz", "model"), Error);
 }
 
 TEST_CASE("truncated and corrupted .bin files give an error naming the file, never a crash", "[marian]") {
@@ -168,7 +170,7 @@ TEST_CASE("every refused Marian option is named", "[marian]") {
                  "type: transformer\ndim-emb: 32\nenc-depth: 2\ndec-depth: 2\ntransformer-heads: 4\n"
                  "transformer-dim-ffn: 64\ntransformer-ffn-activation: relu\ntied-embeddings-all: true\n"
                  "dim-vocabs: [300, 256]\n")),
-             Catch::Contains("dim-vocabs [300,256] does not match"));
+             Catch::Contains("dim-vocabs [300, 256] does not match"));
   CHECK_THAT(import_error(fixture_as_marian("[not, a, mapping]\n")), Catch::Contains("expected a YAML mapping"));
   CHECK_THAT(import_error(fixture_as_marian("type: [unclosed\n")), Catch::Contains("special:model.yml") &&
                                                                       Catch::Contains("invalid YAML"));
@@ -227,17 +229,24 @@ TEST_CASE("Marian vocabulary tables are read strictly", "[marian]") {
   CHECK_THROWS_WITH(read_vocab_yml("a: 0\nb: 0\n", "v.yml"), Catch::Contains("id 0 is given to both"));
   CHECK_THROWS_WITH(read_vocab_yml("a: zero\n", "v.yml"), Catch::Contains("not an integer"));
   CHECK_THROWS_WITH(read_vocab_yml("[a, b]\n", "v.yml"), Catch::Contains("non-empty mapping"));
-  CHECK_THROWS_WITH(read_vocab_yml("a: [0\n", "v.yml"), Catch::Contains("invalid vocabulary YAML"));
+  CHECK_THROWS_WITH(read_vocab_yml("{a: 0\n", "v.yml"), Catch::Contains("invalid vocabulary YAML"));
+  CHECK_THROWS_WITH(read_vocab_yml("a: [0]\n", "v.yml"), Catch::Contains("line 1: a vocabulary entry is not a piece: id pair"));
   CHECK_THROWS_WITH(read_vocab_yml("a: 0\n\xff: 1\n", "v.yml"), Catch::Contains("not UTF-8"));
-  // Options are typed as PyYAML's safe_load types them.
-  const auto o = tformer::marian::parse_options("a: yes\nb: 1e-6\nc: 1.5\nd: 0x10\ne: ~\nf: \"true\"\ng: off\n", "o.yml");
-  CHECK(o["a"] == true);
-  CHECK(o["b"] == "1e-6");
-  CHECK(o["c"] == 1.5);
-  CHECK(o["d"] == 16);
-  CHECK(o["e"].is_null());
-  CHECK(o["f"] == "true");
-  CHECK(o["g"] == false);
+  // Options are typed when read, with yaml-cpp's conversions, as Marian reads them.
+  const tformer::marian::MarianOptions o(
+      tformer::marian::parse_options("a: yes\nb: 1e-6\nc: 1.5\nd: 0x10\ne: ~\nf: \"true\"\ng: off\nh: [1, 2]\n", "o.yml"),
+      "o.yml");
+  CHECK(o.flag("a"));
+  CHECK(o.text("b") == "1e-6");
+  CHECK_THROWS_WITH(o.integer("c"), Catch::Contains("o.yml: option c is '1.5', not an integer"));
+  CHECK(o.integer("d") == 16);
+  CHECK_FALSE(o.given("e"));
+  CHECK(o.integer("dim-emb") == 512);  // absent or null: Marian's default
+  CHECK(o.flag("f"));
+  CHECK_FALSE(o.flag("g"));
+  CHECK(o.list("h") == std::vector<std::string>{"1", "2"});
+  CHECK_THROWS_WITH(o.flag("b"), Catch::Contains("option b is '1e-6', not true or false"));
+  CHECK(o.typed("a") == nlohmann::ordered_json("yes"));  // not an option of the architecture: as written
 }
 
 TEST_CASE("a lexical shortlist is checked and described", "[marian]") {

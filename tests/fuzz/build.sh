@@ -13,13 +13,12 @@ mkdir -p "$out/obj"
 flags=(-std=c++17 -g -O2 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=all -Icore/include -Icore/src -Icore/cli -I/usr/include/minizip
        "-DTFORMER_FUZZ_MODEL=\"$PWD/tests/fixtures/marian/model.tfm\"")
-sources=(core/src/model/model_file.cc core/src/model/config.cc core/src/util/utf8.cc
-         core/src/text/tokenizer.cc core/src/text/sentence_splitter.cc core/cli/input.cc
-         core/src/html/html.cc core/src/html/tokenizer.cc)
+sources=(core/src/model/model_file.cc core/src/model/config.cc core/src/util/utf8.cc core/src/util/printable.cc
+         core/src/text/sentencepiece_check.cc core/src/text/tokenizer.cc core/src/text/sentence_splitter.cc
+         core/cli/input.cc core/src/html/html.cc core/src/html/tokenizer.cc)
 # The Marian importer (fuzz_marian only): its sources and Debian's zlib, minizip and yaml-cpp.
-marian_sources=(core/src/marian/items.cc core/src/marian/gzip.cc core/src/marian/bin.cc core/src/marian/npy.cc
-                core/src/marian/npz.cc core/src/marian/yaml.cc core/src/marian/architecture.cc
-                core/src/marian/tfm_writer.cc core/src/marian/importer.cc core/src/decoding/shortlist.cc)
+marian_sources=(core/src/decoding/shortlist.cc)
+for src in core/src/marian/*.cc; do marian_sources+=("$src"); done
 objects=()
 marian_objects=()
 for src in "${sources[@]}" "${marian_sources[@]}"; do
@@ -35,7 +34,7 @@ for src in "${sources[@]}" "${marian_sources[@]}"; do
     *) objects+=("$obj") ;;
   esac
 done
-for name in model_file text cli_input html; do
+for name in model_file text cli_input html sentencepiece; do
   echo "linking $out/fuzz_$name"
   libs=(-lsentencepiece)
   [ "$name" = html ] && libs+=(-lgumbo)  # the HTML5 parser the harness checks the output with
@@ -47,4 +46,5 @@ echo "linking $out/fuzz_marian"
 rm -rf "$out/seeds"
 python3 tests/fuzz/make_seeds.py tests/fixtures "$out/seeds"
 /usr/bin/python3 tests/fuzz/make_marian_seeds.py tests/fixtures "$out/seeds/marian"  # numpy: the model tools
-echo "fuzzers in $out: fuzz_model_file fuzz_text fuzz_cli_input fuzz_html fuzz_marian (seeds in $out/seeds)"
+python3 tests/fuzz/make_sentencepiece_seeds.py . "$out/seeds/sentencepiece"
+echo "fuzzers in $out: fuzz_model_file fuzz_text fuzz_cli_input fuzz_html fuzz_marian fuzz_sentencepiece (seeds in $out/seeds)"

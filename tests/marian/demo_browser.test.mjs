@@ -5,7 +5,7 @@
 // the page imports them (the package in its Worker), shows the model's name and shape, and
 // translates; greedy translations of the plan's sentences at the matched length cap equal the
 // PyTorch reference and Bergamot's wasm in Chromium on the same files (tests/marian/parity.mjs) and
-// the package in Node on the .tfm the Python importer writes from the same files. A truncated
+// the package in Node on the .tfm the native CLI's importer writes from the same files. A truncated
 // model file gives the page's error banner with the importer's words, and the page recovers.
 // Models: package_models.mjs.
 import assert from 'node:assert/strict';
@@ -57,7 +57,7 @@ async function openDemo() {
   return { page, failures };
 }
 
-test('demo, "Use your own model": a Firefox-style folder (.gz) translates as PyTorch/Bergamot and the Python-converted .tfm',
+test('demo, "Use your own model": a Firefox-style folder (.gz) translates as PyTorch/Bergamot and the natively converted .tfm',
   { skip: reason || false, timeout: 600e3 }, async () => {
     const m = loadModels(MODELS).find((x) => x.name === NAME);
     const folder = path.join(m.folder, 'marian');
@@ -98,7 +98,7 @@ test('demo, "Use your own model": a Firefox-style folder (.gz) translates as PyT
       await bergamot.close();
     }
 
-    // The same sentences in Node on the Python importer's .tfm of the same files: token-identical.
+    // The same sentences in Node on the natively converted .tfm of the same files: token-identical.
     const pkg = await import(path.join(ROOT, 'web', 'src', 'index.js'));
     const t = await pkg.Translator.create({ model: path.join(PACKAGE_MODELS, `${NAME}.f32.tfm`), threads: 1 });
     try {

@@ -4,15 +4,17 @@
 Usage: tests/marian/make_package_models.py MODELS OUT
   MODELS  a folder of tests/marian/make_models.py (each model's marian/ folder: model.bin, the
           intgemm8 model.intgemm.alphas.bin, vocabularies, decoder.yml)
-  OUT     gets, per model, the Python importer's .tfm of its Marian files (NAME.f32.tfm from
-          model.bin, NAME.int8.tfm from the intgemm8 file): the "converted once" side the package's
-          direct load must equal; and two OPUS-MT style folders (model .npz with
+  OUT     gets, per model, the .tfm of its Marian files written by the native CLI's importer
+          (`tformer convert`; NAME.f32.tfm from model.bin, NAME.int8.tfm from the intgemm8 file):
+          the "converted once" side the package's direct load (the same importer, in wasm) must
+          equal; and two OPUS-MT style folders (model .npz with
           special:model.yml, decoder.yml, source.spm/target.spm, *.vocab.yml tables whose ids
           are a shuffled permutation of the SentencePiece ids, tests/marian/test_roundtrip.py's
           OpusModel) with their imported .tfm and the PyTorch reference's translations; and
           a Firefox-style folder with a lexical shortlist (lex.8.12.deen.s2t.bin, random lists
           over d64-std-post-relu's vocabulary) with its imported .tfm, which carries it;
-          index.json lists it all.
+          index.json lists it all. And hostile/crafted.vocab.spm: that model's vocabulary with a
+          normalisation table pointing outside itself, which the package must refuse.
 """
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import test_roundtrip as rt  # noqa: E402  (OpusModel, SENTENCES; sets up models/ on sys.path)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "cli"))
+import sentencepiece_proto  # noqa: E402
 
 import torch  # noqa: E402
 
@@ -70,6 +74,13 @@ def main(argv):
         marian.import_marian(folder, tfm_path)
         entries.append({"name": "d64-std-post-relu-lex", "kind": "shortlist", "folder": folder, "model_file": "model.bin",
                         "tfm": tfm_path, "plan_of": "d64-std-post-relu"})
+    if os.path.exists(base):
+        os.makedirs(os.path.join(out, "hostile"), exist_ok=True)
+        with open(os.path.join(base, "vocab.spm"), "rb") as f:
+            spm = f.read()
+        charsmap = sentencepiece_proto.charsmap(sentencepiece_proto.one_rule(ord("a"), 0x7FFFFF00), b"b\0")
+        with open(os.path.join(out, "hostile", "crafted.vocab.spm"), "wb") as f:
+            f.write(sentencepiece_proto.with_charsmap(spm, charsmap))
     with open(os.path.join(out, "index.json"), "w", encoding="utf-8") as f:
         json.dump({"models": entries}, f, ensure_ascii=False, indent=1)
     print(f"{len(entries)} models in {out}")

@@ -7,7 +7,7 @@
 // two OPUS-MT style folders (.npz, *.vocab.yml tables with shuffled ids, source/target.spm):
 //   - float32: greedy translations equal Bergamot's wasm on the same files (at the same length
 //     cap, as tests/marian/parity.mjs compares) and the PyTorch reference;
-//   - every variant: token-identical to the package on the .tfm the Python importer
+//   - every variant: token-identical to the package on the .tfm the native CLI's importer
 //     (models/tfm import-marian) writes from the same files;
 //   - a folder with a lexical shortlist (lex.*.s2t.bin): the package = the converted .tfm = Bergamot's
 //     wasm given the same shortlist, one sentence per request;
@@ -24,11 +24,11 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { gzipSync } from 'node:zlib';
+import { deflateRawSync, gzipSync } from 'node:zlib';
 
 import { BergamotNode, ROOT, bergamotAvailable, bergamotConfig } from './bergamot.mjs';
 import { loadModels, readBuffer } from './parity.mjs';
-import { MODELS, cannotMakeModels, ensurePackageModels } from './package_models.mjs';
+import { MODELS, PACKAGE_MODELS, cannotMakeModels, ensurePackageModels } from './package_models.mjs';
 
 const MATCHED_FACTOR = 1.5;  // Bergamot's max-length-factor at the matched cap (parity.mjs)
 // Bergamot computes the plain model: passthrough and the repetition guard (on by default) off.
@@ -99,7 +99,7 @@ function firstDifference(a, b, what) {
   return i < 0 ? null : `${what}: sentence ${i} differs:\n  ${JSON.stringify(a[i])}\n  ${JSON.stringify(b[i])}`;
 }
 
-test('Firefox-style folders (float32 .bin, intgemm8 .bin): the package on the files = the Python-converted .tfm; float32 = Bergamot and PyTorch',
+test('Firefox-style folders (float32 .bin, intgemm8 .bin): the package on the files = the natively converted .tfm; float32 = Bergamot and PyTorch',
   { skip: reason || false, timeout: 3600e3 }, async (t) => {
     for (const e of entries.filter((x) => x.kind === 'f32' || x.kind === 'int8')) {
       await t.test(`${e.name} ${e.kind}`, async () => {
@@ -114,7 +114,7 @@ test('Firefox-style folders (float32 .bin, intgemm8 .bin): the package on the fi
           return translateAll(tr, texts, caps);
         });
         const converted = await withTranslator(e.tfm, (tr) => translateAll(tr, texts, caps));
-        assert.equal(firstDifference(direct, converted, 'direct load vs the Python-converted .tfm'), null);
+        assert.equal(firstDifference(direct, converted, 'direct load vs the natively converted .tfm'), null);
         if (e.kind === 'f32') {
           const reference = plan.sentences.map((s) => s.matched.text);
           assert.equal(firstDifference(direct.map((r) => r.text), reference, 'direct load vs PyTorch'), null);
@@ -142,7 +142,7 @@ test("a Firefox-style folder with its lexical shortlist: the package = the conve
     });
     assert.ok(direct.some((r, i) => r.text !== plan.sentences[i].matched.text), 'the shortlist changes some outputs of this random model');
     const converted = await withTranslator(e.tfm, (tr) => translateAll(tr, texts, caps));
-    assert.equal(firstDifference(direct, converted, 'direct load vs the Python-converted .tfm'), null);
+    assert.equal(firstDifference(direct, converted, 'direct load vs the natively converted .tfm'), null);
     const b = await BergamotNode.start();
     try {
       await b.load(readBuffer(path.join(e.folder, 'model.bin')), [readBuffer(path.join(e.folder, 'vocab.spm'))],
@@ -154,7 +154,7 @@ test("a Firefox-style folder with its lexical shortlist: the package = the conve
     }
   });
 
-test('OPUS-MT style folders (.npz, .vocab.yml tables, source/target.spm): the package = the Python-converted .tfm = PyTorch',
+test('OPUS-MT style folders (.npz, .vocab.yml tables, source/target.spm): the package = the natively converted .tfm = PyTorch',
   { skip: reason || false, timeout: 600e3 }, async () => {
     for (const e of entries.filter((x) => x.kind === 'opus')) {
       const caps = e.sentences.map(() => 0);
@@ -203,6 +203,27 @@ test('.gz copies are decompressed in JS: the same translations; every way of giv
   (err) => err.name === 'ModelLoadError' && /sha256 mismatch/.test(err.message));
 });
 
+// A YAML document whose aliases stand for 10^depth nodes.
+function aliasBomb(depth) {
+  let y = 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n';
+  for (let i = 1; i <= depth; i++) y += `a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]\n`;
+  return y;
+}
+
+// A zip whose directory lists two entries at one local header (a decompression bomb's trick).
+function sharedNpz() {
+  const body = deflateRawSync(Buffer.alloc(1 << 20));
+  const u16 = (v) => { const b = Buffer.alloc(2); b.writeUInt16LE(v); return b; };
+  const u32 = (v) => { const b = Buffer.alloc(4); b.writeUInt32LE(v >>> 0); return b; };
+  const crc = 0;  // never checked: the directory is refused first
+  const local = Buffer.concat([u32(0x04034b50), u16(20), u16(0), u16(8), u32(0), u32(crc), u32(body.length), u32(1 << 20),
+    u16(5), u16(0), Buffer.from('a.npy'), body]);
+  const entry = (name) => Buffer.concat([u32(0x02014b50), u16(20), u16(20), u16(0), u16(8), u32(0), u32(crc), u32(body.length),
+    u32(1 << 20), u16(name.length), u16(0), u16(0), u16(0), u16(0), u32(0), u32(0), Buffer.from(name)]);
+  const dir = Buffer.concat([entry('a.npy'), entry('b.npy')]);
+  return Buffer.concat([local, dir, u32(0x06054b50), u32(0), u16(2), u16(2), u32(dir.length), u32(local.length), u16(0)]);
+}
+
 test('bad files: a clear ModelFormatError (or TypeError for a bad option), no crash; the package stays usable',
   { skip: reason || false, timeout: 600e3 }, async () => {
     const e = entries.find((x) => x.kind === 'f32' && x.name === 'd64-std-post-relu');
@@ -228,6 +249,13 @@ test('bad files: a clear ModelFormatError (or TypeError for a bad option), no cr
       ['bad vocab.yml', opusWith('opus.spm32k-spm32k.vocab.yml', Buffer.from('"</s>": 0\n"<unk>": [1\n')), /vocab\.yml/],
       ['missing vocab.yml', opusWith('opus.spm32k-spm32k.vocab.yml', null), /vocab/i],
       ['no model file', [{ name: 'vocab.spm', data: vocab }, { name: 'README.md', data: Buffer.from('hi') }], /model/i],
+      // Hostile files: the wasm importer refuses them as the native one does.
+      ['an alias bomb in decoder.yml', opusWith('decoder.yml', Buffer.from(aliasBomb(9))), /decoder\.yml: line 2: a YAML alias/],
+      ['a vocabulary whose normalisation table points outside itself',
+        [{ name: 'model.bin', data: bin }, { name: 'vocab.spm', data: readFileSync(path.join(PACKAGE_MODELS, 'hostile', 'crafted.vocab.spm')) }],
+        /vocab\.spm: the SentencePiece model's normalisation table \(precompiled_charsmap\) is corrupt/],
+      ['an .npz whose entries share one body', [{ name: 'model.npz', data: sharedNpz() }, { name: 'vocab.spm', data: vocab }],
+        /model\.npz: not a readable \.npz file \(entries a\.npy and b\.npy share their data/],
     ];
     for (const [what, files, pattern] of cases) {
       await assert.rejects(pkg.Translator.create({ model: { files }, threads: 1 }), (err) => {
@@ -245,12 +273,20 @@ test('bad files: a clear ModelFormatError (or TypeError for a bad option), no cr
       [{ files: [{ name: 'a.spm', data: vocab }, { name: 'a.spm.gz', data: gzipSync(vocab) }] }, /two files named 'a\.spm'/],
       [{ files: ['http://127.0.0.1:9/models/deen/'] }, /model file 0 has no file name/],
       [{ files: [{ name: 'deen/', data: vocab }] }, /model file 0 has no file name/],
+      [{ files: [{ url: 'x.bin', sha256: 'xyz' }] }, /model file 0: 'sha256' must be 64 hexadecimal digits \(got "xyz"\)/],
+      [{ files: [{ url: 'x.bin', size: -1 }] }, /model file 0: 'size' must be a whole number of bytes/],
     ];
     for (const [model, pattern] of bad) {
       await assert.rejects(pkg.Translator.create({ model }), (err) => err instanceof TypeError && pattern.test(err.message), JSON.stringify(Object.keys(model)));
     }
     await assert.rejects(pkg.Translator.create({ model: { files: ['x.bin'] }, sha256: '0'.repeat(64) }),
       (err) => err instanceof TypeError && /'sha256' and 'size' per file/.test(err.message));
+    // A File that cannot be read (its disk copy went away): the error names it.
+    class Unreadable extends File {
+      arrayBuffer() { return Promise.reject(new DOMException('the file could not be read', 'NotReadableError')); }
+    }
+    await assert.rejects(pkg.Translator.create({ model: { files: [new Unreadable([bin], 'model.bin'), { name: 'vocab.spm', data: vocab }] } }),
+      (err) => err.name === 'ModelLoadError' && /model file model\.bin could not be read: the file could not be read/.test(err.message));
     // Still usable: a good folder translates.
     await withTranslator({ files: [{ name: 'model.bin', data: bin }, { name: 'vocab.spm', data: vocab }] }, async (tr) => {
       const r = await tr.translate('Ein Hund.');

@@ -1,7 +1,8 @@
 // The models of the package's Marian-folder tests (package.test.mjs, demo_browser.test.mjs), made
 // when missing or older than their makers: build/marian-parity (make_models.py --quick, as
 // parity.test.mjs makes it; TFORMER_MARIAN_MODELS names another folder) and build/marian-package
-// (make_package_models.py: the Python importer's .tfm of each, two OPUS-MT style folders).
+// (make_package_models.py: the engine's importer's .tfm of each, made by the native CLI, and two
+// OPUS-MT style folders).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -16,6 +17,7 @@ export const PACKAGE_MODELS = path.join(ROOT, 'build', 'marian-package');
 export function cannotMakeModels() {
   const py = spawnSync(PYTHON, ['-c', 'import torch, sentencepiece, numpy, yaml'], { encoding: 'utf8' });
   if (py.status !== 0) return `${PYTHON} with torch, sentencepiece, numpy and yaml is needed to make the models`;
+  if (!existsSync(path.join(ROOT, 'build', 'tformer'))) return 'build/tformer (the native CLI, whose importer converts the models) is needed';
   if (!process.env.TFORMER_MARIAN_MODELS && spawnSync('spm_train', ['--help']).error) return 'spm_train (Debian package sentencepiece) is needed to make the models';
   return null;
 }
@@ -34,7 +36,7 @@ export function ensurePackageModels() {
   }
   const ours = path.join(PACKAGE_MODELS, 'index.json');
   const maker = path.join(ROOT, 'tests', 'marian', 'make_package_models.py');
-  const importer = path.join(ROOT, 'models', 'tformer', 'marian.py');
+  const importer = path.join(ROOT, 'build', 'tformer');  // tformer convert writes the .tfm files
   if (!existsSync(ours) || statSync(ours).mtimeMs < Math.max(statSync(index).mtimeMs, statSync(maker).mtimeMs, statSync(importer).mtimeMs)) {
     run([maker, MODELS, PACKAGE_MODELS]);
   }

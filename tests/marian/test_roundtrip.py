@@ -4,14 +4,16 @@
 - An OPUS-MT-style folder written here from a random PyTorch model, with this file's own
   parameter naming (not models/tformer/marian.py's): model .npz with special:model.yml,
   decoder.yml, source.spm/target.spm and a *.vocab.yml whose ids are a shuffled permutation of
-  the SentencePiece ids with some pieces left out (they become <unk>). Imported, it must
-  translate exactly as the original model does, in PyTorch and in the C++ engine (build/tformer).
+  the SentencePiece ids with some pieces left out (they become <unk>). Imported by the engine's
+  importer (`models/tfm import-marian` runs `build/tformer convert`), it must translate exactly as
+  the original model does, in PyTorch and in the C++ engine (build/tformer).
 - The same with pre-norm, an SSRU decoder, target-tied embeddings and separate source/target
   tables of different sizes.
 - Round trips: .tfm -> Marian .npz / .bin -> .tfm gives the same tensors and translations;
   intgemm8 export -> import -> export -> import is a fixed point.
 - Bad input: missing files, unsupported Marian options, missing/extra/misshaped parameters,
   corrupted .bin files, corrupted vocabulary tables in a .tfm; each must fail with a clear message.
+  Marian's files are read back here with tests/marian/marian_files.py.
 
 No real OPUS-MT or Firefox Translations files can be downloaded here; these inputs are built from
 the formats' specification (models/MARIAN-IMPORT.md).
@@ -30,10 +32,13 @@ import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "models"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tformer  # noqa: E402,F401  (names OpenBLAS kernels for this CPU before torch loads)
 
+import marian_files as mf  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+import yaml  # noqa: E402
 
 from tformer import marian, marian_io, tfm  # noqa: E402
 from tformer.config import marian_convention  # noqa: E402
@@ -254,7 +259,7 @@ def assert_same(a, b, what):
 def expect_error(fn, *fragments):
     try:
         fn()
-    except (marian.MarianError, marian_io.MarianFormatError, ValueError) as e:
+    except (marian.MarianError, ValueError) as e:
         msg = str(e)
         for frag in fragments:
             if frag not in msg:
@@ -309,10 +314,10 @@ def test_opus_folder_prenorm_ssru_separate_vocabs():
     # And back: export keeps the two tables and strips the padding.
     exported = os.path.join(WORK, "opus-pre-export")
     run_cli("export-marian", out, "-o", exported)
-    items = marian_io.read_npz(os.path.join(exported, "model.npz"))
+    items = mf.read_model(os.path.join(exported, "model.npz"))
     assert items["decoder_Wemb"].shape == (len(ref.tgt_table), 32)
     assert items["encoder_Wemb"].shape == (len(ref.src_table), 32)
-    assert marian_io.read_vocab_yml(os.path.join(exported, "target.vocab.yml")) == ref.tgt_table
+    assert mf.read_vocab(os.path.join(exported, "target.spm"), os.path.join(exported, "target.vocab.yml")).pieces == ref.tgt_table
     back = os.path.join(WORK, "opus-pre-back.tfm")
     run_cli("import-marian", exported, "-o", back)
     same_tensors(tfm.read(out), tfm.read(back))
@@ -331,8 +336,7 @@ def roundtrip(model_path, name):
         assert_same(pytorch_translate(back, lines), before, f"{name} via {file} (PyTorch)")
         if cpp_before is not None:
             assert_same(tformer_translate(back, lines), cpp_before, f"{name} via {file} (C++)")
-    yml = marian_io.item_text(marian_io.read_bin(os.path.join(out, "model.bin"))[marian_io.MODEL_YML])
-    opts = marian_io.parse_options(yml, "model.yml")
+    opts = mf.model_options(mf.read_model(os.path.join(out, "model.bin")))
     for key in ("type", "dim-emb", "enc-depth", "dec-depth", "transformer-heads", "transformer-dim-ffn",
                 "transformer-ffn-activation", "transformer-postprocess", "tied-embeddings-all",
                 "transformer-decoder-autoreg"):
@@ -384,7 +388,7 @@ def test_int8_export_import_fixed_point():
             f.write("\n".join(SENTENCES * 3) + "\n")
         out1 = os.path.join(WORK, f"int8-a-{tie}")
         run_cli("export-marian", path, "-o", out1, "--format", "bin", "--int8", "--calibrate", calib)
-        items = marian_io.read_bin(os.path.join(out1, "model.intgemm.alphas.bin"))
+        items = mf.read_model(os.path.join(out1, "model.intgemm.alphas.bin"))
         types = {n: it.type for n, it in items.items()}
         assert types["encoder_l1_self_Wq"] == "intgemm8" and types["encoder_l1_self_Wo_ln_scale" +
                                                                     ("_pre" if norm == "pre" else "")] == "float32"
@@ -393,10 +397,10 @@ def test_int8_export_import_fixed_point():
         if tie == "none":
             assert types["decoder_ff_logit_out_Wt"] == "float32" and types["encoder_Wemb"] == "intgemm8"
         # marian-conv's quantisation of one matrix, checked by hand.
-        w = marian_io.read_bin(os.path.join(out1, "model.bin"))["encoder_l1_self_Wq"].array()
-        q, mult = items["encoder_l1_self_Wq"].intgemm()
+        w = mf.read_model(os.path.join(out1, "model.bin"))["encoder_l1_self_Wq"].values
+        q, mult = items["encoder_l1_self_Wq"].values, items["encoder_l1_self_Wq"].mult
         assert np.isclose(mult, 127.0 / np.abs(w).max())
-        assert np.array_equal(q.reshape(w.shape[1], w.shape[0]), np.clip(np.rint(w.T * np.float32(mult)), -127, 127))
+        assert np.array_equal(q, np.clip(np.rint(w.T * np.float32(mult)), -127, 127))
         a = os.path.join(WORK, f"int8-a-{tie}.tfm")
         run_cli("import-marian", out1, "--model", os.path.join(out1, "model.intgemm.alphas.bin"), "-o", a)
         fa = tfm.read(a)
@@ -446,7 +450,7 @@ def test_missing_files():
     shutil.copy(os.path.join(folder, "source.spm"), os.path.join(folder, "target.spm"))
     marian.import_marian(folder, out)  # discovery without decoder.yml works
     os.remove(os.path.join(folder, "opus.spm32k-spm32k.vocab.yml"))
-    expect_error(lambda: marian.import_marian(folder, out), "no vocabulary found")
+    expect_error(lambda: marian.import_marian(folder, out), "no vocabulary")
     for f in os.listdir(folder):
         if f.endswith(".npz"):
             os.remove(os.path.join(folder, f))
@@ -461,7 +465,7 @@ def rewrite_npz(src_folder, dst_folder, edit_items=None, edit_options=None):
     npz = next(os.path.join(dst_folder, f) for f in os.listdir(dst_folder) if f.endswith(".npz"))
     with np.load(npz) as z:
         arrays = {k: z[k] for k in z.files}
-    opts = marian_io.parse_options(bytes(arrays["special:model.yml"]).split(b"\0")[0].decode(), "yml")
+    opts = yaml.safe_load(bytes(arrays["special:model.yml"]).split(b"\0")[0].decode())
     if edit_options:
         edit_options(opts)
     arrays["special:model.yml"] = np.frombuffer(marian_io.dump_options(opts).encode() + b"\0", dtype=np.int8)
@@ -516,18 +520,20 @@ def test_bad_parameters():
 
 
 def test_corrupted_bin():
-    src = os.path.join(WORK, "rt-marian", "model.bin")
-    if not os.path.exists(src):
-        run_cli("export-marian", os.path.join(FIXTURES, "marian", "model.tfm"), "-o", os.path.join(WORK, "rt-marian"))
-    data = open(src, "rb").read()
-    items = marian_io.parse_bin(data)
-    n = len(items)
+    src_folder = os.path.join(WORK, "rt-marian")
+    if not os.path.exists(os.path.join(src_folder, "model.bin")):
+        run_cli("export-marian", os.path.join(FIXTURES, "marian", "model.tfm"), "-o", src_folder)
+    data = open(os.path.join(src_folder, "model.bin"), "rb").read()
+    items = mf.read_model(os.path.join(src_folder, "model.bin"))
+    folder = os.path.join(WORK, "bin-bad")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    shutil.copy(os.path.join(src_folder, "vocab.spm"), os.path.join(folder, "vocab.spm"))
 
     def check(blob, *frags):
-        p = os.path.join(WORK, "bad.bin")
-        with open(p, "wb") as f:
+        with open(os.path.join(folder, "model.bin"), "wb") as f:
             f.write(blob)
-        return expect_error(lambda: marian_io.read_bin(p), *frags)
+        return expect_error(lambda: marian.import_marian(folder, os.path.join(WORK, "x.tfm")), "model.bin", *frags)
 
     check(data[:10], "truncated")
     check(struct.pack("<Q", 2) + data[8:], "version 2")
@@ -540,17 +546,15 @@ def test_corrupted_bin():
     struct.pack_into("<Q", hdr, 16 + 24, 3)  # first item's data length
     check(bytes(hdr), "data bytes")
     # A .bin that parses but lacks a parameter: the import names it.
-    folder = os.path.join(WORK, "bin-missing")
-    shutil.rmtree(folder, ignore_errors=True)
-    shutil.copytree(os.path.join(WORK, "rt-marian"), folder)
-    os.remove(os.path.join(folder, "model.npz"))
-    expect_error(lambda: marian.import_marian(folder, os.path.join(WORK, "x.tfm")), "model.npz is missing")
-    keep = [it for name, it in items.items() if name != "decoder_l1_context_Wk"]
+    keep = [marian_io.item_from_array(name, it.values) for name, it in items.items() if name != "decoder_l1_context_Wk"]
     marian_io.write_bin(os.path.join(folder, "model.bin"), keep)
-    expect_error(lambda: marian.import_marian(folder, os.path.join(WORK, "x.tfm"),
-                                              model=os.path.join(folder, "model.bin")),
+    expect_error(lambda: marian.import_marian(folder, os.path.join(WORK, "x.tfm")),
                  "missing parameters", "decoder_l1_context_Wk")
-    assert n > 10
+    # decoder.yml names a model that is not there.
+    with open(os.path.join(folder, "decoder.yml"), "w") as f:
+        f.write("models: [model.npz]\nvocabs: [vocab.spm, vocab.spm]\n")
+    expect_error(lambda: marian.import_marian(folder, os.path.join(WORK, "x.tfm")), "model.npz is missing")
+    assert len(items) > 10
 
 
 def test_export_refusals():

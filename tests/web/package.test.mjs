@@ -185,6 +185,14 @@ test('bad input: clear errors, and the translator keeps working', async () => {
   await assert.rejects(Translator.create({ model: bytes, sha256: 'abc' }), /64 hexadecimal digits/);
   await assert.rejects(Translator.create({ model: '/no/such/model.tfm' }), { name: 'ModelLoadError', message: /could not read the model file \/no\/such\/model\.tfm: ENOENT/ });
   await assert.rejects(Translator.create({ model: bytes, sha256: '0'.repeat(64) }), /sha256 mismatch, expected 0{64}, got [0-9a-f]{64}/);
+  // A registry entry's sha256 and size: malformed is a TypeError, not a mismatch; a file: path's size
+  // is checked without a sha256.
+  await assert.rejects(Translator.create({ model: { url: fixturePath('marian'), sha256: 'xyz' } }),
+    { name: 'TypeError', message: /the model's 'sha256' must be 64 hexadecimal digits \(got "xyz"\)/ });
+  await assert.rejects(Translator.create({ model: { url: fixturePath('marian'), size: 'big' } }),
+    { name: 'TypeError', message: /the model's 'size' must be a whole number of bytes/ });
+  await assert.rejects(Translator.create({ model: { url: fixturePath('marian'), size: 123 } }),
+    { name: 'ModelLoadError', message: /expected 123 bytes, got [0-9]+/ });
 
   const t = await create({ model: bytes });
   const expected = golden('marian').sentences[2].greedy.text;

@@ -11,7 +11,7 @@
 // progress as a .tfm model, per file. A name ending in .gz is decompressed here with
 // DecompressionStream('gzip') and passed on without the .gz (the hash applies to the file as
 // downloaded). Decompression stops with ModelTooLargeError past MAX_GUNZIP_BYTES.
-import { loadModel } from './model-loader.js';
+import { checkIntegrityOptions, loadModel } from './model-loader.js';
 import { ModelFormatError, ModelLoadError, ModelTooLargeError } from './errors.js';
 
 // The most bytes one .gz file may decompress to: the engine's importer's own limit for a .gz
@@ -87,6 +87,7 @@ function entryKind(what, entry, i) {
     if (entry.url !== undefined) {
       if (typeof entry.url !== 'string' && !(entry.url instanceof URL)) throw new TypeError(`${what}: model file ${i}: 'url' must be a string or URL`);
       if (entry.name !== undefined && typeof entry.name !== 'string') throw new TypeError(`${what}: model file ${i}: 'name' must be a string`);
+      checkIntegrityOptions(entry.sha256, entry.size, `${what}: model file ${i}:`);
       return 'entry';
     }
     if (typeof entry.name === 'string' && entry.name && (isBytes(entry.data) || isBlob(entry.data))) return 'named';
@@ -165,7 +166,12 @@ export async function loadModelFolder(request, env, { maxGunzipBytes = MAX_GUNZI
     if (kind === 'file' || kind === 'named') {
       name = kind === 'file' ? entry.name : entry.name;
       const data = kind === 'file' ? entry : entry.data;
-      bytes = isBlob(data) ? new Uint8Array(await data.arrayBuffer()) : bytesOf(data);
+      try {
+        bytes = isBlob(data) ? new Uint8Array(await data.arrayBuffer()) : bytesOf(data);
+      } catch (e) {
+        // A File whose disk copy went away, a Blob the browser will not read: say which file.
+        throw new ModelLoadError(`model file ${name} could not be read: ${e.message}`, { model: name, cause: e });
+      }
       loaded = { source: 'memory', url: null, sha256: null, fromCache: false };
       if (request.signal?.aborted) throw request.signal.reason;
       onProgress({ phase: 'loaded', loaded: bytes.byteLength, total: bytes.byteLength, fromCache: false, name });

@@ -72,6 +72,7 @@ export async function loadModel(request, env) {
     size ??= model.size;
     model = model.url;
   }
+  checkIntegrityOptions(sha256, size, "Translator.create: the model's");
   sha256 = sha256?.toLowerCase();
   const warnings = [];
   const done = (bytes, extra) => ({ bytes, sha256: null, warnings, ms: performance.now() - started, fromCache: false, url: null, ...extra });
@@ -95,6 +96,7 @@ export async function loadModel(request, env) {
     } catch (e) {
       throw new ModelLoadError(`could not read the model file ${decodeURIComponent(url.pathname)}: ${e.message}`, { cause: e, model: decodeURIComponent(url.pathname) });
     }
+    checkSize(bytes, size, url.href);
     const hash = sha256 ? await verify(bytes, sha256, size, url.href) : null;
     progress({ phase: 'loaded', loaded: bytes.byteLength, total: bytes.byteLength, fromCache: false });
     return done(bytes, { source: 'file', url: url.href, sha256: hash });
@@ -147,10 +149,27 @@ async function resolveUrl(model) {
   }
 }
 
-async function verify(bytes, sha256, size, what) {
+/**
+ * A sha256 or size given for a download must be well-formed: a malformed one is a mistake in the
+ * call (a TypeError), not a file that changed.
+ */
+export function checkIntegrityOptions(sha256, size, what) {
+  if (sha256 !== undefined && (typeof sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(sha256))) {
+    throw new TypeError(`${what} 'sha256' must be 64 hexadecimal digits (got ${JSON.stringify(sha256)})`);
+  }
+  if (size !== undefined && !(Number.isSafeInteger(size) && size >= 0)) {
+    throw new TypeError(`${what} 'size' must be a whole number of bytes (got ${JSON.stringify(size)})`);
+  }
+}
+
+function checkSize(bytes, size, what) {
   if (size !== undefined && bytes.byteLength !== size) {
     throw new ModelLoadError(`model ${what}: expected ${size} bytes, got ${bytes.byteLength} (the file changed or is corrupted)`, { model: what });
   }
+}
+
+async function verify(bytes, sha256, size, what) {
+  checkSize(bytes, size, what);
   const actual = await sha256Hex(bytes);
   if (sha256 && actual !== sha256) {
     throw new ModelLoadError(`model ${what}: sha256 mismatch, expected ${sha256}, got ${actual} ` +

@@ -1,12 +1,13 @@
 // Marian models as downloaded (Firefox Translations, OPUS-MT) -> a .tfm image, in memory.
 //
-// The importer takes the files of a model folder as (name, bytes) pairs, so that it needs no file
-// system (the wasm build gets them from URLs, ArrayBuffers or Files), and returns the bytes of the
-// .tfm file that `models/tfm import-marian` (models/tformer/marian.py) writes for the same folder:
-// the same rules decide what converts, what is refused (a tformer::Error naming the option, file or
-// parameter) and what draws a warning (models/MARIAN-IMPORT.md).
+// The importer reads a model folder through a MarianFileSource: the names of its files, and the
+// bytes of each file it needs, asked for by name and with a size limit for the kind of file (so a
+// caller never reads a file the import does not use). The wasm build hands it the files it got
+// from URLs, ArrayBuffers or Files; the CLI reads a directory. It returns the .tfm image that
+// `tformer convert` writes: the rules of models/MARIAN-IMPORT.md decide what converts, what is
+// refused (a tformer::Error naming the option, file or parameter) and what draws a warning.
 //
-//   std::vector<tformer::MarianFile> files = ...;          // every file of the folder, by name
+//   std::vector<tformer::MarianFile> files = ...;          // the folder's files, by name
 //   tformer::MarianImport m = tformer::import_marian(files);
 //   tformer::Translator t(std::move(m.tfm));               // translate directly, or
 //   write m.tfm to model.tfm                               // convert once
@@ -16,7 +17,7 @@
 // `srcvocab.*.spm` + `trgvocab.*.spm`, or `*.vocab.yml` tables with `source.spm` / `target.spm`)
 // and the lexical shortlist `lex.*.s2t.bin` (checked and carried in the .tfm). A name ending in
 // `.gz` is a gzip copy: it is decompressed and then known by its name without `.gz`. Other files
-// (README, LICENSE, ...) are ignored.
+// (README, LICENSE, ...) are never read.
 #pragma once
 
 #include <cstdint>
@@ -34,11 +35,29 @@ struct MarianFile {
   std::vector<uint8_t> bytes;
 };
 
+// Bytes that a MarianFileSource holds.
+struct MarianBytes {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+};
+
+// Where an import reads a model folder from.
+class MarianFileSource {
+ public:
+  virtual ~MarianFileSource() = default;
+  // The names of the folder's files (last path components), in any order.
+  virtual std::vector<std::string> names() const = 0;
+  // The content of the file `name` (one of names()). Throws tformer::Error naming the file when it
+  // cannot be read or holds more than `limit` bytes; a source must not read (or allocate) more
+  // than `limit` bytes to find that out. The bytes stay valid as long as the source.
+  virtual MarianBytes read(const std::string& name, size_t limit) = 0;
+};
+
 struct MarianImportOptions {
   // How matrices are stored in the .tfm: "keep" (float32 stays f32, intgemm8 becomes i8 with its
   // row scales), or "f32", "f16", "int8" for all of them (as `models/tfm import-marian --weights`).
   std::string weights = "keep";
-  // The model file when the folder holds several (else found as marian.py finds it).
+  // The model file when the folder holds several (else found by the rules of MARIAN-IMPORT.md).
   std::string model;
   // Source and target vocabularies (one name: both), .yml tables or .spm models; empty: found.
   std::vector<std::string> vocabs;
@@ -71,7 +90,7 @@ struct MarianImport {
   // "item_types", "quantized_matrices", "alphas", "ignored_options", "unknown_options",
   // "shortlist" (object or null), "warnings"}.
   std::string summary_json;
-  std::vector<std::string> warnings;  // what marian.py prints as "warning: ..."
+  std::vector<std::string> warnings;  // what the CLI prints as "warning: ..."
   bool has_shortlist = false;
   MarianShortlist shortlist;
 };
@@ -79,14 +98,8 @@ struct MarianImport {
 // Converts; throws tformer::Error (phase kImport, code kInvalidModel; the detail names the file,
 // the option or the parameter at fault) for a model the engine cannot run or a file that is not
 // what its name says.
+MarianImport import_marian(MarianFileSource& folder, const MarianImportOptions& options = {});
+// The same for files in memory (the caller's bytes are read where they are).
 MarianImport import_marian(const std::vector<MarianFile>& files, const MarianImportOptions& options = {});
-
-// Whether `name` is a file an import reads (model, options, vocabulary, shortlist, or a .gz copy of
-// one): lets a caller with a whole folder skip the rest before reading it.
-bool is_marian_input(const std::string& name);
-
-// gzip: the decompressed content of a .gz file (any input); throws tformer::Error naming `what`
-// when the data is not gzip, is truncated or fails its CRC.
-std::vector<uint8_t> gunzip(const uint8_t* data, size_t size, const std::string& what);
 
 }  // namespace tformer

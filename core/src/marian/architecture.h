@@ -1,12 +1,11 @@
-// Marian's options -> the engine's architecture, by models/tformer/marian.py's rules
-// (config_from_options): what converts, what is refused (tformer::Error naming the option) and
-// which options are ignored or unknown (a warning).
+// Marian's options -> the engine's architecture: what converts, what is refused (tformer::Error
+// naming the option) and what draws a warning (models/MARIAN-IMPORT.md).
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "marian/yaml.h"
+#include "marian/options.h"
 
 namespace tformer::marian {
 
@@ -19,18 +18,7 @@ struct Architecture {
   std::string tie;  // Marian's embedding parameters: "all", "src", "target" or "none"
 };
 
-// `what` names the model file in messages. Warnings are appended to `warnings`.
-Architecture architecture_from_options(const Json& options, const std::string& what, std::vector<std::string>& warnings);
-
-// Option names in Marian's defaults table (they shape a transformer) and those read and ignored.
-bool is_architecture_option(const std::string& key);
-bool is_ignored_option(const std::string& key);
-
-// Python's truthiness, str() and int() of an option's value (as marian.py applies them).
-bool truthy(const Json& v);
-std::string text_of(const Json& v);
-long long int_of(const Json& v, const std::string& what, const std::string& option);
-// Python's repr() of a value in messages ('relu', 2, True, [...]).
-std::string repr(const Json& v);
+// Warnings (unknown options, ignored features) are appended to `warnings`.
+Architecture architecture_from_options(const MarianOptions& options, std::vector<std::string>& warnings);
 
 }  // namespace tformer::marian

@@ -6,6 +6,7 @@
 
 #include "tformer/error.h"
 #include "util/little_endian.h"
+#include "util/printable.h"
 #include "util/utf8.h"
 
 namespace tformer::marian {
@@ -55,6 +56,10 @@ std::vector<MarianItem> parse_bin(const uint8_t* data, size_t size, const std::s
     throw bad("it claims " + std::to_string(count) + " items, impossible in a file of " + std::to_string(size) +
               " bytes (corrupted or truncated header)");
   }
+  if (count > kMaxItems) {
+    throw bad("it claims " + std::to_string(count) + " items, more than any Marian model has (" +
+              std::to_string(kMaxItems) + ")");
+  }
   struct Header { uint64_t name_len, type, ndim, nbytes; };
   std::vector<Header> headers(count);
   size_t pos = 16;
@@ -71,23 +76,24 @@ std::vector<MarianItem> parse_bin(const uint8_t* data, size_t size, const std::s
     if (data[pos + h.name_len - 1] != 0) throw bad("item " + std::to_string(i) + ": name is not NUL-terminated");
     std::string name(reinterpret_cast<const char*>(data + pos), h.name_len - 1);
     if (find_invalid_utf8(name) != std::string::npos) throw bad("item " + std::to_string(i) + ": name is not UTF-8");
+    if (name.find('\0') != std::string::npos) throw bad("item " + std::to_string(i) + ": name holds a NUL byte");
     pos += h.name_len;
     const char* type = type_name(h.type);
     if (!type) {
-      throw bad("item " + name + ": unknown or unsupported type code " + hex(h.type) +
+      throw bad("item " + printable(name) + ": unknown or unsupported type code " + hex(h.type) +
                 " (supported: float16, float32, float64, int16, int32, int64, int8, intgemm16, intgemm8, "
                 "uint16, uint32, uint64, uint8)");
     }
-    if (h.ndim < 1 || h.ndim > 8) throw bad("item " + name + ": " + std::to_string(h.ndim) + " dimensions");
+    if (h.ndim < 1 || h.ndim > 8) throw bad("item " + printable(name) + ": " + std::to_string(h.ndim) + " dimensions");
     items[i].name = std::move(name);
     items[i].type = type;
   }
   for (uint64_t i = 0; i < count; ++i) {
     const uint64_t ndim = headers[i].ndim;
-    if (4 * ndim > size - pos) throw bad("truncated in the shape of item " + items[i].name);
+    if (4 * ndim > size - pos) throw bad("truncated in the shape of item " + printable(items[i].name));
     for (uint64_t k = 0; k < ndim; ++k, pos += 4) items[i].shape.push_back(load_i32_le(data + pos));
     for (int64_t d : items[i].shape) {
-      if (d <= 0) throw bad("item " + items[i].name + ": shape " + items[i].shape_string() +
+      if (d <= 0) throw bad("item " + printable(items[i].name) + ": shape " + items[i].shape_string() +
                             " has a dimension that is not positive");
     }
   }
@@ -104,14 +110,14 @@ std::vector<MarianItem> parse_bin(const uint8_t* data, size_t size, const std::s
     const uint64_t nbytes = headers[i].nbytes;
     const uint64_t need = needed_bytes(it.type, it.shape);
     if (nbytes < need) {
-      throw bad("item " + it.name + ": " + std::to_string(nbytes) + " data bytes, but a " + it.type +
-                " tensor of shape " + it.shape_string() + " needs " + std::to_string(need));
+      throw bad("item " + printable(it.name) + ": " + std::to_string(nbytes) + " data bytes, but a " + it.type +
+                " tensor of shape " + it.shape_string() + " " + needs_text(need));
     }
     if (nbytes > size - pos) {
-      throw bad("truncated at item " + it.name + ": it needs " + std::to_string(nbytes) + " bytes at offset " +
+      throw bad("truncated at item " + printable(it.name) + ": it needs " + std::to_string(nbytes) + " bytes at offset " +
                 std::to_string(pos) + ", the file has " + std::to_string(size));
     }
-    if (!seen.insert(it.name).second) throw bad("item " + it.name + " occurs twice");
+    if (!seen.insert(it.name).second) throw bad("item " + printable(it.name) + " occurs twice");
     it.data = data + pos;
     it.size = need;
     pos += nbytes;

@@ -1,5 +1,9 @@
-// Marian's binary model format (.bin, version 1; marian-dev src/common/binary.cpp), read and
-// checked as models/tformer/marian_io.py reads it (the layout is described there).
+// Marian's binary model format (.bin, version 1; marian-dev src/common/binary.cpp), little-endian:
+//   u64 version (1); u64 N; N headers {u64 name bytes incl. NUL, u64 type, u64 ndims, u64 data
+//   bytes}; N NUL-terminated names; all shapes as int32; u64 padding length P and P zero bytes (the
+//   data then starts 256-aligned); each item's data, padded to a multiple of 256 (the padding
+//   counts in its data bytes). intgemm data is the integer matrix followed by its float32
+//   quantisation multiplier.
 #pragma once
 
 #include <string>

@@ -1,24 +1,35 @@
-// gzip (.gz copies of model files, as Firefox Translations ships them): zlib's inflate with the
-// gzip wrapper, which checks the header, the CRC-32 and the length.
+#include "marian/gzip.h"
+
 #include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include "tformer/marian.h"
+#include "marian/limits.h"
+#include "tformer/error.h"
+#include "util/little_endian.h"
 
-namespace tformer {
+namespace tformer::marian {
 
-namespace {
-// The largest decompressed file accepted: more than any Marian model or vocabulary, and less than
-// a wasm32 heap can hold, so that a crafted .gz cannot make the importer allocate without end.
-constexpr size_t kMaxGunzipBytes = size_t(1) << 31;
-}  // namespace
-
-std::vector<uint8_t> gunzip(const uint8_t* data, size_t size, const std::string& what) {
+std::vector<uint8_t> gunzip(const uint8_t* data, size_t size, size_t limit, const std::string& what,
+                            const std::string& kind) {
   if (size < 18 || data[0] != 0x1f || data[1] != 0x8b) {
     throw Error(what + ": not a gzip file (it does not start with the gzip signature 1f 8b)");
   }
+  auto too_large = [&] {
+    return Error(what + ": decompresses to more than " + size_text(limit) + ", the limit for " + kind + " files");
+  };
+  // The trailer's ISIZE: the (last) member's length modulo 2^32 (limits are below 4 GiB). Deflate
+  // makes at most 1032 bytes of one (zlib's technical details), so a larger claim is no size at
+  // all (a truncated file, or garbage after the data, ends in other bytes): the output then grows
+  // as it comes. A plausible claim above the limit is refused before anything is inflated. One
+  // byte more than declared lets zlib read the trailer without asking for room; one more than the
+  // limit tells that the data goes past it.
+  const uint32_t declared = load_u32_le(data + size - 4);
+  const bool plausible = declared <= uint64_t(size) * 1032;
+  if (plausible && declared > limit) throw too_large();
+  std::vector<uint8_t> out(plausible ? size_t(declared) + 1 : std::min<size_t>(limit + 1, 1 << 16));
+
   z_stream zs;
   std::memset(&zs, 0, sizeof zs);
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) throw Error(what + ": zlib could not start inflating");
@@ -26,7 +37,6 @@ std::vector<uint8_t> gunzip(const uint8_t* data, size_t size, const std::string&
     z_stream* z;
     ~End() { inflateEnd(z); }
   } end{&zs};
-  std::vector<uint8_t> out;
   size_t in_pos = 0, produced = 0;
   // A .gz file may hold several members one after the other (as gzip reads them): each is
   // inflated in turn; anything else after the data is an error.
@@ -39,12 +49,10 @@ std::vector<uint8_t> gunzip(const uint8_t* data, size_t size, const std::string&
     }
     int rc = Z_OK;
     do {
+      if (produced > limit) throw too_large();
       if (produced == out.size()) {
-        if (out.size() >= kMaxGunzipBytes) {
-          throw Error(what + ": decompresses to more than " + std::to_string(kMaxGunzipBytes >> 20) +
-                      " MiB; not a model file");
-        }
-        out.resize(std::min(kMaxGunzipBytes, std::max<size_t>(out.size() * 2, std::max<size_t>(size * 2, 1 << 16))));
+        // More than the trailer declared (the members before the last one): grow, to the limit.
+        out.resize(std::min(limit + 1, std::max<size_t>(out.size() * 2, 1 << 16)));
       }
       zs.next_in = const_cast<Bytef*>(data + in_pos);
       zs.avail_in = static_cast<uInt>(std::min<size_t>(size - in_pos, 1u << 30));
@@ -62,9 +70,10 @@ std::vector<uint8_t> gunzip(const uint8_t* data, size_t size, const std::string&
         throw Error(what + ": truncated gzip file (the compressed data ends early)");
       }
     } while (rc != Z_STREAM_END);
+    if (produced > limit) throw too_large();
   }
   out.resize(produced);
   return out;
 }
 
-}  // namespace tformer
+}  // namespace tformer::marian

@@ -27,11 +27,15 @@ uint64_t needed_bytes(const std::string& type, const std::vector<int64_t>& shape
   constexpr uint64_t kMax = ~uint64_t(0) / 16;
   uint64_t n = 1;
   for (int64_t d : shape) {
-    if (d < 0 || (d != 0 && n > kMax / uint64_t(d))) return ~uint64_t(0);
+    if (d < 0 || (d != 0 && n > kMax / uint64_t(d))) return kTooLarge;
     n *= uint64_t(d);
   }
   const uint64_t bytes = n * type_size(type);
   return (type == "intgemm8" || type == "intgemm16") ? bytes + 4 : bytes;
+}
+
+std::string needs_text(uint64_t need) {
+  return need == kTooLarge ? "is larger than any file" : "needs " + std::to_string(need) + " bytes";
 }
 
 std::string item_text(const MarianItem& item) {

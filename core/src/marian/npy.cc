@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "tformer/error.h"
+#include "util/printable.h"
 
 namespace tformer::marian {
 namespace {
@@ -35,7 +36,7 @@ class HeaderParser {
         shape = tuple();
         have_shape = true;
       } else {
-        fail("unknown key '" + key + "'");
+        fail("unknown key '" + printable(key) + "'");
       }
       skip();
       if (peek() == ',') { ++i_; continue; }
@@ -133,14 +134,14 @@ void parse_npy(const uint8_t* data, size_t size, const std::string& what, Marian
       if (descr.compare(1, 2, t.code) == 0) type = t.type;
     }
   }
-  if (!type) throw Error(what + ": array of dtype '" + descr + "' (Marian models hold little-endian ints and floats)");
+  if (!type) throw Error(what + ": array of dtype '" + printable(descr) + "' (Marian models hold little-endian ints and floats)");
   if (fortran && shape.size() > 1) throw Error(what + ": Fortran-ordered arrays are not supported");
   item.type = type;
   item.shape = shape;
   const uint64_t need = needed_bytes(item.type, item.shape);
   if (need > size - pos) {
-    throw Error(what + ": truncated array: a " + item.type + " array of shape " + item.shape_string() + " needs " +
-                std::to_string(need) + " bytes, the entry holds " + std::to_string(size - pos));
+    throw Error(what + ": truncated array: a " + item.type + " array of shape " + item.shape_string() + " " +
+                needs_text(need) + ", the entry holds " + std::to_string(size - pos) + " bytes");
   }
   item.data = data + pos;
   item.size = need;

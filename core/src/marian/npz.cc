@@ -6,8 +6,10 @@
 #include <cstring>
 #include <set>
 
+#include "marian/limits.h"
 #include "marian/npy.h"
 #include "tformer/error.h"
+#include "util/printable.h"
 
 namespace tformer::marian {
 namespace {
@@ -50,7 +52,7 @@ int ZCALLBACK mem_error(voidpf, voidpf) { return 0; }
 
 }  // namespace
 
-std::vector<MarianItem> read_npz(const uint8_t* data, size_t size, const std::string& what) {
+std::vector<MarianItem> read_npz(const uint8_t* data, size_t size, size_t limit, const std::string& what) {
   auto bad = [&](const std::string& msg) { return Error(what + ": not a readable .npz file (" + msg + ")"); };
   if (size < 22) throw bad("the file has " + std::to_string(size) + " bytes");
   MemoryStream stream{data, size};
@@ -62,18 +64,26 @@ std::vector<MarianItem> read_npz(const uint8_t* data, size_t size, const std::st
     ~Close() { unzClose(z); }
   } close{zip};
 
-  std::vector<MarianItem> items;
-  std::set<std::string> seen;
+  // The directory first: every entry's name, sizes and where its data lies.
+  struct Entry {
+    std::string name;
+    uint64_t packed, size, start;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
   int rc = unzGoToFirstFile(zip);
   if (rc != UNZ_OK) throw bad("the zip directory is corrupted or empty");
   for (; rc == UNZ_OK; rc = unzGoToNextFile(zip)) {
+    if (entries.size() == kMaxItems) {
+      throw bad("more than " + std::to_string(kMaxItems) + " entries, more than any Marian model has");
+    }
     unz_file_info64 info;
     char name_buf[1024];
     if (unzGetCurrentFileInfo64(zip, &info, name_buf, sizeof name_buf, nullptr, 0, nullptr, 0) != UNZ_OK) {
       throw bad("a zip directory entry is corrupted");
     }
-    std::string entry(name_buf, std::min<size_t>(info.size_filename, sizeof name_buf - 1));
-    const std::string ewhat = what + ": entry " + entry;
+    const std::string entry(name_buf, std::min<size_t>(info.size_filename, sizeof name_buf - 1));
+    const std::string ewhat = what + ": entry " + printable(entry);
     if (entry.size() < 5 || entry.compare(entry.size() - 4, 4, ".npy") != 0) {
       throw Error(ewhat + ": not a .npy array (a Marian .npz holds only arrays)");
     }
@@ -81,18 +91,45 @@ std::vector<MarianItem> read_npz(const uint8_t* data, size_t size, const std::st
       throw Error(ewhat + ": compression method " + std::to_string(info.compression_method) +
                   " (zip entries must be stored or deflated)");
     }
-    // Every entry is checked against what the file can hold, so that a crafted size cannot make
-    // the reader allocate more than a deflated entry could produce (deflate's ratio is < 1032).
-    if (info.uncompressed_size > uint64_t(size) * 1032 + 1024 || info.uncompressed_size > (uint64_t(1) << 31)) {
-      throw Error(ewhat + ": claims " + std::to_string(info.uncompressed_size) + " bytes, impossible in a file of " +
-                  std::to_string(size) + " bytes");
+    // Deflate makes at most 1032 bytes of 1 (zlib's technical details); a stored entry is its size.
+    const uint64_t most = info.compression_method == 0 ? info.compressed_size : info.compressed_size * 1032 + 1024;
+    if (info.compressed_size > size || info.uncompressed_size > most) {
+      throw Error(ewhat + ": claims " + std::to_string(info.uncompressed_size) + " bytes from " +
+                  std::to_string(info.compressed_size) + " compressed, impossible (a corrupted or crafted zip)");
+    }
+    total += info.uncompressed_size;
+    if (total > limit) {
+      throw Error(what + ": its arrays hold more than " + size_text(limit) + " in all, the limit for model files");
     }
     if (unzOpenCurrentFile(zip) != UNZ_OK) throw Error(ewhat + ": cannot open the entry (corrupted local header)");
+    const uint64_t start = unzGetCurrentFileZStreamPos64(zip);
+    unzCloseCurrentFile(zip);
+    if (start > size || info.compressed_size > size - start) throw Error(ewhat + ": its data runs past the end of the file");
+    entries.push_back({entry, info.compressed_size, info.uncompressed_size, start});
+  }
+  if (rc != UNZ_END_OF_LIST_OF_FILE) throw bad("the zip directory is corrupted");
+  std::vector<const Entry*> by_start;
+  for (const Entry& e : entries) by_start.push_back(&e);
+  std::sort(by_start.begin(), by_start.end(), [](const Entry* a, const Entry* b) { return a->start < b->start; });
+  for (size_t i = 1; i < by_start.size(); ++i) {
+    if (by_start[i]->start < by_start[i - 1]->start + by_start[i - 1]->packed) {
+      throw bad("entries " + printable(by_start[i - 1]->name) + " and " + printable(by_start[i]->name) +
+                " share their data (a crafted zip)");
+    }
+  }
+
+  // Then the arrays.
+  std::vector<MarianItem> items;
+  std::set<std::string> seen;
+  rc = unzGoToFirstFile(zip);
+  for (const Entry& e : entries) {
+    const std::string ewhat = what + ": entry " + printable(e.name);
+    if (rc != UNZ_OK || unzOpenCurrentFile(zip) != UNZ_OK) throw Error(ewhat + ": cannot open the entry");
     MarianItem item;
-    item.owned.resize(info.uncompressed_size);
+    item.owned.resize(e.size);
     uint64_t got = 0;
-    while (got < info.uncompressed_size) {
-      const unsigned chunk = static_cast<unsigned>(std::min<uint64_t>(info.uncompressed_size - got, 1u << 30));
+    while (got < e.size) {
+      const unsigned chunk = static_cast<unsigned>(std::min<uint64_t>(e.size - got, 1u << 30));
       const int n = unzReadCurrentFile(zip, item.owned.data() + got, chunk);
       if (n < 0) {
         unzCloseCurrentFile(zip);
@@ -102,17 +139,17 @@ std::vector<MarianItem> read_npz(const uint8_t* data, size_t size, const std::st
       got += unsigned(n);
     }
     char extra;
-    if (got < info.uncompressed_size || unzReadCurrentFile(zip, &extra, 1) != 0) {
+    if (got < e.size || unzReadCurrentFile(zip, &extra, 1) != 0) {
       unzCloseCurrentFile(zip);
       throw Error(ewhat + ": truncated or corrupted data (its size disagrees with the zip directory)");
     }
     if (unzCloseCurrentFile(zip) == UNZ_CRCERROR) throw Error(ewhat + ": corrupted data (CRC-32 mismatch)");
-    item.name = entry.substr(0, entry.size() - 4);
+    item.name = e.name.substr(0, e.name.size() - 4);
     if (!seen.insert(item.name).second) throw Error(ewhat + ": occurs twice");
     parse_npy(item.owned.data(), item.owned.size(), ewhat, item);
     items.push_back(std::move(item));
+    rc = unzGoToNextFile(zip);
   }
-  if (rc != UNZ_END_OF_LIST_OF_FILE) throw bad("the zip directory is corrupted");
   return items;
 }
 

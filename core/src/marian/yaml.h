@@ -1,5 +1,11 @@
-// Marian's YAML files, read with yaml-cpp (the library Marian itself uses): options (decoder.yml,
-// config.yml, the special:model.yml item) and DefaultVocab tables (*.vocab.yml).
+// Marian's YAML files, read with yaml-cpp's parser (the library Marian itself uses): options
+// (decoder.yml, config.yml, the special:model.yml item) and DefaultVocab tables (*.vocab.yml).
+//
+// The documents are built from yaml-cpp's parse events rather than as a YAML::Node tree, so that
+//  - aliases (*name) are refused: Marian's files never need them, and each one would repeat its
+//    anchor's whole subtree (a few hundred bytes of nested aliases stand for billions of nodes);
+//  - nesting is bounded here, with a message saying so, before yaml-cpp's own recursion limit;
+//  - a vocabulary table of 64k pieces costs its strings, not a node tree many times its size.
 #pragma once
 
 #include <string>
@@ -11,10 +17,14 @@ namespace tformer::marian {
 
 using Json = nlohmann::ordered_json;
 
-// A YAML mapping of options as JSON, its plain scalars typed as PyYAML's safe_load types them
-// (YAML 1.1: true/yes/on are booleans, 12 an integer, 1e-6 a float, ~ null; quoted: strings), so
-// that both importers see the same values. An empty document is an empty mapping. Throws
-// tformer::Error naming `what` for invalid YAML or a document that is not a mapping.
+// Deeper than any Marian file (options nest two levels).
+constexpr int kMaxYamlDepth = 32;
+
+// A YAML mapping of options: mappings and sequences as JSON objects and arrays, every scalar as its
+// text (MarianOptions types it when it is read, as Marian does), null as null. A key given twice:
+// the last value counts. An empty document is an empty mapping. Throws tformer::Error naming
+// `what` for text that is not UTF-8, invalid YAML, an alias, nesting deeper than kMaxYamlDepth
+// or a document that is not a mapping.
 Json parse_options(const std::string& text, const std::string& what);
 
 // A DefaultVocab file (piece: id) -> the pieces by id. Every key is read as text (a piece `1` or

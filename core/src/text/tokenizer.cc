@@ -2,6 +2,7 @@
 
 #include <sentencepiece_processor.h>
 
+#include "text/sentencepiece_check.h"
 #include "tformer/error.h"
 
 namespace sentencepiece::logging {
@@ -28,8 +29,7 @@ std::vector<std::string> Tokenizer::parse_vocab_table(const std::string& bytes, 
 Tokenizer::Tokenizer(const std::string& serialized_model, const std::string& vocab_table, const std::string& what)
     : sp_(std::make_unique<sentencepiece::SentencePieceProcessor>()) {
   sentencepiece::logging::SetMinLogLevel(1);  // no INFO lines on stderr of a library user
-  const auto status = sp_->LoadFromSerializedProto(serialized_model);
-  if (!status.ok()) throw Error("invalid model file: embedded SentencePiece model: " + status.ToString());
+  load_sentencepiece(*sp_, serialized_model, "invalid model file: embedded SentencePiece model");
   if (vocab_table.empty()) return;
   pieces_ = parse_vocab_table(vocab_table, what);
   ids_.reserve(pieces_.size());
