@@ -10,8 +10,13 @@ import { EngineHost } from './engine-host.js';
 import { RequestQueue, abortReason } from './request-queue.js';
 import { ModelFormatError, SupersededError, TranslatorDisposedError, checkUnicode } from './errors.js';
 import { chunksOf } from './chunks.js';
+import { streamCalls, LARGE_CALL_SENTENCES } from './stream-schedule.js';
 import { joinTranslations } from './results.js';
 import { primeEnvironment } from './environment.js';
+
+// The largest call of a keyed stream, in sentences (a superseded stream stops at the end of its
+// call; CHUNK_CHARS holds about as many).
+const KEYED_CALL_SENTENCES = 8;
 
 // The first bytes of every .tfm file (models/FORMAT.md).
 const TFM_MAGIC = 'TFMODEL\0';
@@ -246,6 +251,7 @@ export class Translator {
    * onSentences: streaming, as EngineHost.translate; sentences of later chunks are numbered on.
    */
   async work(list, engine, { key = null, abandoned = () => false, onSentences = null } = {}) {
+    if (onSentences) return this.streamWork(list, engine, { keyed: key !== null, abandoned, onSentences });
     if (key === null) return this.host.translate(list, engine, onSentences);
     const withAlignment = engine.returnAlignment === true;
     const out = { results: [], translateMs: 0, backend: this.details.backend, gpu: null };
@@ -271,6 +277,46 @@ export class Translator {
       }
       out.results.push(joinTranslations(parts, chunks.map((c) => c.separator), withAlignment));
     }
+    return out;
+  }
+
+  /**
+   * @private A stream's engine work (stream-schedule.js): the first sentences in small calls, so
+   * that the first comes early, the rest in large ones; each call's sentences numbered on as
+   * sentences of the whole request, and each text's pieces joined as one call would give them.
+   * A keyed stream keeps its calls small (KEYED_CALL_SENTENCES), as keyed requests keep their
+   * chunks: a superseded one stops at the end of its call.
+   */
+  async streamWork(list, engine, { keyed, abandoned, onSentences }) {
+    const withAlignment = engine.returnAlignment === true;
+    const calls = streamCalls(list, this.details.model.sourceLanguage ?? undefined,
+      { large: keyed ? KEYED_CALL_SENTENCES : LARGE_CALL_SENTENCES });
+    const out = { results: [], translateMs: 0, backend: this.details.backend, gpu: null };
+    const parts = list.map(() => []);       // per text: the translations of its pieces
+    const separators = list.map(() => []);  // per text: what follows each piece but the last
+    const sentences = list.map(() => 0);    // per text: sentences of its pieces in earlier calls
+    let segments = 0;                       // sentences of the request in earlier calls
+    for (const call of calls) {
+      if (abandoned()) return out;
+      const first = segments;
+      const numbered = (ended) => onSentences(ended.map((s) => {
+        const piece = call[s.paragraph];
+        return { ...s, segment: first + s.segment, paragraph: piece.paragraph, index: sentences[piece.paragraph] + s.index,
+          separator: s.index === 0 ? piece.separator : s.separator };
+      }));
+      const r = await this.host.translate(call.map((piece) => piece.text), engine, numbered);
+      call.forEach((piece, i) => {
+        const done = r.results[i];
+        if (parts[piece.paragraph].length) separators[piece.paragraph].push(piece.separator);
+        parts[piece.paragraph].push(done);
+        sentences[piece.paragraph] += done.sentences.length;
+        segments += done.sentences.length;
+      });
+      out.translateMs += r.translateMs;
+      out.backend = r.backend;
+      out.gpu = r.gpu && Object.fromEntries(Object.entries(r.gpu).map(([k, v]) => [k, v + (out.gpu?.[k] ?? 0)]));
+    }
+    out.results = parts.map((p, i) => joinTranslations(p, separators[i], withAlignment));
     return out;
   }
 
