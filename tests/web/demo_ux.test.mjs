@@ -209,6 +209,29 @@ test('test models: error banner, swap while translating, variants, heat map scal
     await waitForOutputOf(page, 'Hund Katze.');
     assert.equal(await page.isVisible('#error'), false, 'the banner went with the next success');
 
+    // Paragraphs: blank lines come back as translate() gives them, in a short text and in one of
+    // several calls of the stream.
+    for (const text of [['Hund Katze.', 'Ein Mann fährt Fahrrad.', 'Warum?'].join('\n\n'),
+      Array.from({ length: 6 }, (_, i) => `Der Hund Nummer ${i + 1} spielt im Garten. Die Katze schläft.`).join('\n\n')]) {
+      await setSource(page, text);
+      await waitForOutputOf(page, text);
+      const [shown, whole] = await page.evaluate(async (t) => [document.getElementById('output').textContent,
+        (await window.demoTranslator.translate(t, { passthrough: false, repetitionGuard: false })).text], text);
+      assert.equal(shown, whole);
+      assert.equal(shown.split('\n\n').length, text.split('\n\n').length, `blank lines kept: ${JSON.stringify(shown)}`);
+    }
+    // The text boxes say their languages; Copy puts the translation on the clipboard; Clear empties both.
+    assert.deepEqual(await page.evaluate(() => [document.getElementById('source').lang, document.getElementById('output').lang]), ['de', 'en']);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.click('#copy');
+    await page.waitForFunction(() => document.getElementById('copied').textContent === 'copied');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), await page.textContent('#output'));
+    await page.click('#clear');
+    assert.equal(await page.inputValue('#source'), '');
+    assert.equal(await page.textContent('#output'), '');
+    assert.equal(await page.isDisabled('#copy'), true);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'source');
+
     // Two sentences: each has its own colour scale (its darkest cell fully dark).
     await setSource(page, 'Hund Katze spielen. Warum?');
     await waitForOutputOf(page, 'Hund Katze spielen. Warum?');
@@ -231,6 +254,7 @@ test('test models: error banner, swap while translating, variants, heat map scal
     const f16File = path.join(deen, 'model.tfm');
     assert.equal(await page.inputValue('#source'), cli(f16File, typed), 'the source is the translation of the text typed');
     assert.equal(await page.inputValue('#direction'), 'fx.ende');
+    assert.deepEqual(await page.evaluate(() => [document.getElementById('source').lang, document.getElementById('output').lang]), ['en', 'de']);
     assert.equal(await page.textContent('#output'), cli(path.join(ende, 'model.tfm'), cli(f16File, typed)));
 
     // Long input: results appear chunk by chunk with "translated N of M sentences"; Stop ends it.
