@@ -159,6 +159,20 @@ test('the shipped models: domain note, examples, folder names, rendered card, no
           box(document.getElementById('swap')).left >= box(document.getElementById('direction')).right,
         svgDrawn: box(svg).width, svgWidth: Number(svg.getAttribute('width')), scrolls: map.scrollWidth > map.clientWidth,
         overflow: document.documentElement.scrollWidth - window.innerWidth,
+        // The text boxes first: both on the first screen, above the controls.
+        panesTop: box(document.querySelector('.panes')).top, controlsTop: box(document.querySelector('.controls')).top,
+        outputBottom: box(document.getElementById('output')).bottom, screen: window.innerHeight,
+        // The direction's text whole: what it needs (its text in its font, and the arrow) within its width.
+        directionNeeds: (() => {
+          const select = document.getElementById('direction');
+          const probe = Object.assign(document.createElement('span'), { textContent: select.selectedOptions[0].textContent });
+          probe.style.font = getComputedStyle(select).font;
+          probe.style.whiteSpace = 'pre';
+          document.body.append(probe);
+          const width = probe.getBoundingClientRect().width;
+          probe.remove();
+          return { text: select.selectedOptions[0].textContent, width, has: select.clientWidth };
+        })(),
       };
     });
     for (const f of layout.fields) assert.ok(f.together, `"${f.label}" is on the line of its control`);
@@ -166,6 +180,12 @@ test('the shipped models: domain note, examples, folder names, rendered card, no
     assert.ok(Math.abs(layout.svgDrawn - layout.svgWidth) < 1, `heat map drawn ${layout.svgDrawn}px for ${layout.svgWidth}px: not shrunk`);
     assert.ok(layout.scrolls || layout.svgWidth <= 390, 'a heat map wider than the screen scrolls');
     assert.ok(layout.overflow <= 0, `page is ${layout.overflow}px wider than the phone screen`);
+    assert.ok(layout.panesTop < layout.controlsTop, 'the text boxes come before the controls');
+    assert.ok(layout.outputBottom <= layout.screen, `the translation ends at ${layout.outputBottom}px, on the first screen (${layout.screen}px)`);
+    // The arrow of a select takes about 20px.
+    assert.ok(layout.directionNeeds.width + 20 <= layout.directionNeeds.has,
+      `"${layout.directionNeeds.text}" needs ${layout.directionNeeds.width.toFixed(0)}px + the arrow, the selector has ${layout.directionNeeds.has}px`);
+    await small.page.screenshot({ path: path.join(shots, 'demo-ux-phone-first-screen.png') });
     // Without ?plain the page passes numbers, emoji and links through: each comes out once.
     const kept = entry.from === 'de' ? 'Das Wetter ist ☀️ heute, der Eintritt kostet 12,50 € (siehe https://example.org/info).'
       : 'The weather is ☀️ today, the ticket costs 12.50 € (see https://example.org/info).';
