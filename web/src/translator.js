@@ -247,30 +247,21 @@ export class Translator {
   /**
    * @private One request's engine work: one call of the engine, or, for a request with a key,
    * one call per chunk of each text, joined as one call would give them, and none after the
-   * request was abandoned (superseded, aborted: nobody waits for the rest).
-   * onSentences: streaming, as EngineHost.translate; sentences of later chunks are numbered on.
+   * request was abandoned (superseded, aborted: nobody waits for the rest). A stream
+   * (`onSentences`: as EngineHost.translate) is scheduled by streamWork.
    */
   async work(list, engine, { key = null, abandoned = () => false, onSentences = null } = {}) {
     if (onSentences) return this.streamWork(list, engine, { keyed: key !== null, abandoned, onSentences });
-    if (key === null) return this.host.translate(list, engine, onSentences);
+    if (key === null) return this.host.translate(list, engine);
     const withAlignment = engine.returnAlignment === true;
     const out = { results: [], translateMs: 0, backend: this.details.backend, gpu: null };
-    let segments = 0;  // sentences of the request before the chunk
-    for (const [paragraph, text] of list.entries()) {
+    for (const text of list) {
       const chunks = chunksOf(text, this.details.model.sourceLanguage ?? undefined);
       const parts = [];
-      let sentences = 0;  // sentences of the text before the chunk
-      for (const [c, chunk] of chunks.entries()) {
+      for (const chunk of chunks) {
         if (abandoned()) return out;
-        const first = { segment: segments, index: sentences, separator: c > 0 ? chunks[c - 1].separator : '' };
-        const numbered = onSentences && ((ended) => onSentences(ended.map((s) => ({
-          ...s, segment: first.segment + s.segment, paragraph, index: first.index + s.index,
-          separator: s.index === 0 ? first.separator : s.separator,
-        }))));
-        const r = await this.host.translate([chunk.text], engine, numbered);
+        const r = await this.host.translate([chunk.text], engine);
         parts.push(r.results[0]);
-        sentences += r.results[0].sentences.length;
-        segments += r.results[0].sentences.length;
         out.translateMs += r.translateMs;
         out.backend = r.backend;
         out.gpu = r.gpu && Object.fromEntries(Object.entries(r.gpu).map(([k, v]) => [k, v + (out.gpu?.[k] ?? 0)]));
