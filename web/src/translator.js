@@ -14,10 +14,6 @@ import { streamCalls, LARGE_CALL_SENTENCES } from './stream-schedule.js';
 import { joinTranslations } from './results.js';
 import { primeEnvironment } from './environment.js';
 
-// The largest call of a keyed stream, in sentences (a superseded stream stops at the end of its
-// call; CHUNK_CHARS holds about as many).
-const KEYED_CALL_SENTENCES = 8;
-
 // The first bytes of every .tfm file (models/FORMAT.md).
 const TFM_MAGIC = 'TFMODEL\0';
 
@@ -27,6 +23,10 @@ function modelName(model) {
   if (model.url?.startsWith('file:')) return decodeURIComponent(new URL(model.url).pathname);
   return model.url;
 }
+
+// The largest call of a keyed stream, in sentences (a superseded stream stops at the end of its
+// call; CHUNK_CHARS holds about as many).
+const KEYED_CALL_SENTENCES = 8;
 
 export class Translator {
   /**
