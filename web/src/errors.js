@@ -10,6 +10,8 @@ export class ModelLoadError extends Error {
     this.name = 'ModelLoadError';
     /** The model's URL or path, or 'the model bytes given'. */
     this.model = options?.model ?? null;
+    /** A download failed while the browser said it was offline (and the model was not cached). */
+    this.offline = options?.offline ?? false;
   }
 }
 

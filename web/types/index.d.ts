@@ -436,6 +436,8 @@ export class ModelLoadError extends Error {
   readonly name: 'ModelLoadError' | 'ModelFormatError' | 'ModelTooLargeError';
   /** The model's path (Node files), URL, or 'the model bytes given'; null when not known. */
   readonly model: string | null;
+  /** A download failed while the browser said it was offline (navigator.onLine), and the model was not cached. */
+  readonly offline: boolean;
 }
 /** The model's bytes are not a model the engine can read: not a .tfm file, truncated, unsupported. */
 export class ModelFormatError extends ModelLoadError {
