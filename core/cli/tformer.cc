@@ -26,6 +26,7 @@
 
 #include "input.h"
 #include "marian_folder.h"
+#include "readable_json.h"
 #include "tformer/marian.h"
 #include "tformer/profile.h"
 #include "tformer/translator.h"
@@ -523,8 +524,9 @@ int cmd_info(const Args& a) {
   std::printf("shape:      d_model %d, heads %d, ffn %d, encoder %d layers, decoder %d layers, vocab %d\n",
               info.d_model, info.heads, info.ffn_dim, info.encoder_layers, info.decoder_layers, info.vocab_size);
   std::printf("parameters: %llu\n", static_cast<unsigned long long>(info.parameters));
-  std::printf("config:     %s\n", info.config_json.c_str());
-  std::printf("metadata:   %s\n", info.metadata_json.c_str());
+  // One line per field (the files hold them as JSON): readable, and easy to grep.
+  std::printf("config:\n%s", tformer::cli::readable_json(nlohmann::json::parse(info.config_json)).c_str());
+  std::printf("metadata:\n%s", tformer::cli::readable_json(nlohmann::json::parse(info.metadata_json)).c_str());
   std::map<std::string, std::pair<size_t, uint64_t>> by_dtype;  // tensors, bytes
   uint64_t total = 0;
   for (const auto& t : info.tensors) {

@@ -4,6 +4,12 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "d_model 32, heads 4, ffn 64, encoder 2 lay
    OR NOT out MATCHES "encoder.layers.0.self_attn.q.weight +f16 +32x32")
   message(FATAL_ERROR "info output unexpected (exit ${rc}):\n${out}")
 endif()
+# The config and metadata one field a line (not one line of JSON), values aligned, text as it is.
+if(NOT out MATCHES "\nconfig:\n  activation: +relu\n" OR NOT out MATCHES "\n  d_model: +32\n"
+   OR NOT out MATCHES "\nmetadata:\n  name: +fixture-marian\n  note: +random weights, for tests only\n"
+   OR out MATCHES "[{}]")
+  message(FATAL_ERROR "info: config and metadata not one field a line:\n${out}")
+endif()
 execute_process(COMMAND ${TFORMER} bench -m ${MODEL} -i ${INPUT} --json ${WORK}/bench.json OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "sentences/s" OR NOT out MATCHES "target tokens/s" OR NOT out MATCHES "latency")
   message(FATAL_ERROR "bench output unexpected (exit ${rc}):\n${out}")

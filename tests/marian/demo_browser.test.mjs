@@ -7,9 +7,11 @@
 // PyTorch reference and Bergamot's wasm in Chromium on the same files (tests/marian/parity.mjs) and
 // the package in Node on the .tfm the native CLI's importer writes from the same files. A truncated
 // model file gives the page's error banner with the importer's words, and the page recovers.
+// The page's controls describe the loaded model: the folder's language pair where its file or
+// folder names give it, else "Source"/"Target" with inputs to set them.
 // Models: package_models.mjs.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -70,7 +72,7 @@ test('demo, "Use your own model": a Firefox-style folder (.gz) translates as PyT
     const { page, failures } = await openDemo();
     await page.locator('#own-model summary').click();
     await page.setInputFiles('#own-files', files);
-    await page.waitForFunction(() => /^translating with your model/.test(document.getElementById('own-status').textContent) ||
+    await page.waitForFunction(() => /^translating with the model from your files/.test(document.getElementById('own-status').textContent) ||
       document.body.dataset.state === 'error', null, { timeout: 120e3 });
     assert.notEqual(await page.evaluate(() => document.body.dataset.state), 'error', await page.locator('#error').textContent());
     const shown = await page.locator('#own-details').textContent();
@@ -120,7 +122,71 @@ test('demo, "Use your own model": a Firefox-style folder (.gz) translates as PyT
     assert.match(await page.locator('#own-status').textContent(), /could not be used/);
     await page.setInputFiles('#own-files', files);
     await page.waitForFunction(() => document.body.dataset.state !== 'error' &&
-      /^translating with your model/.test(document.getElementById('own-status').textContent), null, { timeout: 120e3 });
+      /^translating with the model from your files/.test(document.getElementById('own-status').textContent), null, { timeout: 120e3 });
+    assert.deepEqual(failures, []);
+    await page.close();
+  });
+
+test('demo, "Use your own model": the controls describe the loaded model; languages from the names, else set by hand',
+  { skip: reason || false, timeout: 600e3 }, async () => {
+    const m = loadModels(MODELS).find((x) => x.name === NAME);
+    const folder = path.join(m.folder, 'marian');
+    const { page, failures } = await openDemo();
+    await page.locator('#own-model summary').click();
+    const read = () => page.evaluate(() => ({
+      source: document.getElementById('source-label').textContent, target: document.getElementById('target-label').textContent,
+      sourceLang: document.getElementById('source').getAttribute('lang'), outputLang: document.getElementById('output').getAttribute('lang'),
+      direction: document.getElementById('direction').selectedOptions[0].textContent,
+      weights: [...document.getElementById('weights').options].map((o) => o.textContent),
+      status: document.getElementById('own-status').textContent, engine: document.getElementById('engine').textContent,
+      from: document.getElementById('own-from').value, to: document.getElementById('own-to').value,
+    }));
+    const loaded = () => page.waitForFunction(() => /^translating with the model from your files/.test(document.getElementById('own-status').textContent) &&
+      document.body.dataset.state !== 'loading', null, { timeout: 120e3 });
+
+    // Names that say nothing of the languages (model.bin, vocab.spm): "Source" and "Target".
+    await page.setInputFiles('#own-files', [path.join(folder, 'model.bin'), path.join(folder, 'vocab.spm')]);
+    await loaded();
+    let shown = await read();
+    assert.equal(shown.source, 'Source');
+    assert.equal(shown.target, 'Target');
+    assert.equal(shown.sourceLang, null);
+    assert.equal(shown.direction, 'Your model: model.bin (languages not set)');
+    assert.deepEqual(shown.weights.length, 1);
+    assert.match(shown.weights[0], /^(f32|int8), [\d.]+ MiB of files$/);
+    assert.doesNotMatch(JSON.stringify(shown), /tiny\.|root|your model model|f16, 25/);
+    assert.equal(shown.status, 'translating with the model from your files: model.bin, languages not set');
+    // Set by hand: the labels, the text boxes' languages and the direction follow.
+    await page.fill('#own-from', 'de');
+    await page.fill('#own-to', 'en');
+    await page.locator('#own-to').dispatchEvent('change');
+    await page.locator('#own-from').dispatchEvent('change');
+    shown = await read();
+    assert.deepEqual([shown.source, shown.target, shown.sourceLang, shown.outputLang], ['German', 'English', 'de', 'en']);
+    assert.equal(shown.direction, 'Your model: model.bin (German \u2192 English)');
+    // A code that is no language is not taken.
+    await page.fill('#own-to', 'not a language');
+    await page.locator('#own-to').dispatchEvent('change');
+    shown = await read();
+    assert.equal(shown.target, 'Target');
+    await page.screenshot({ path: path.join(ROOT, 'build-web', 'screenshots', 'own-model-languages.png'), fullPage: true });
+
+    // The pair in a folder's name (OPUS-MT style: opus-mt-en-de/...), picked as a folder.
+    const named = path.join(work, 'opus-mt-en-de');
+    mkdirSync(named, { recursive: true });
+    for (const f of ['model.bin', 'vocab.spm']) writeFileSync(path.join(named, f), readFileSync(path.join(folder, f)));
+    await page.setInputFiles('#own-folder', named);
+    await loaded();
+    shown = await read();
+    assert.deepEqual([shown.source, shown.target, shown.from, shown.to], ['English', 'German', 'en', 'de']);
+    assert.equal(shown.direction, 'Your model: model.bin (English \u2192 German)');
+    // Back to a shipped model: its own controls again.
+    const first = await page.evaluate(() => document.querySelector('#direction option').value);
+    await page.selectOption('#direction', first);
+    await page.waitForFunction(() => ['ready', 'done'].includes(document.body.dataset.state) && !window.demoEntry.own, null, { timeout: 120e3 });
+    shown = await read();
+    assert.equal(await page.locator('#direction option[value="own"]').count(), 0);
+    assert.doesNotMatch(shown.weights.join(), /of files/);
     assert.deepEqual(failures, []);
     await page.close();
   });

@@ -159,6 +159,20 @@ test('the shipped models: domain note, examples, folder names, rendered card, no
           box(document.getElementById('swap')).left >= box(document.getElementById('direction')).right,
         svgDrawn: box(svg).width, svgWidth: Number(svg.getAttribute('width')), scrolls: map.scrollWidth > map.clientWidth,
         overflow: document.documentElement.scrollWidth - window.innerWidth,
+        // The text boxes first: both on the first screen, above the controls.
+        panesTop: box(document.querySelector('.panes')).top, controlsTop: box(document.querySelector('.controls')).top,
+        outputBottom: box(document.getElementById('output')).bottom, screen: window.innerHeight,
+        // The direction's text whole: what it needs (its text in its font, and the arrow) within its width.
+        directionNeeds: (() => {
+          const select = document.getElementById('direction');
+          const probe = Object.assign(document.createElement('span'), { textContent: select.selectedOptions[0].textContent });
+          probe.style.font = getComputedStyle(select).font;
+          probe.style.whiteSpace = 'pre';
+          document.body.append(probe);
+          const width = probe.getBoundingClientRect().width;
+          probe.remove();
+          return { text: select.selectedOptions[0].textContent, width, has: select.clientWidth };
+        })(),
       };
     });
     for (const f of layout.fields) assert.ok(f.together, `"${f.label}" is on the line of its control`);
@@ -166,6 +180,12 @@ test('the shipped models: domain note, examples, folder names, rendered card, no
     assert.ok(Math.abs(layout.svgDrawn - layout.svgWidth) < 1, `heat map drawn ${layout.svgDrawn}px for ${layout.svgWidth}px: not shrunk`);
     assert.ok(layout.scrolls || layout.svgWidth <= 390, 'a heat map wider than the screen scrolls');
     assert.ok(layout.overflow <= 0, `page is ${layout.overflow}px wider than the phone screen`);
+    assert.ok(layout.panesTop < layout.controlsTop, 'the text boxes come before the controls');
+    assert.ok(layout.outputBottom <= layout.screen, `the translation ends at ${layout.outputBottom}px, on the first screen (${layout.screen}px)`);
+    // The arrow of a select takes about 20px.
+    assert.ok(layout.directionNeeds.width + 20 <= layout.directionNeeds.has,
+      `"${layout.directionNeeds.text}" needs ${layout.directionNeeds.width.toFixed(0)}px + the arrow, the selector has ${layout.directionNeeds.has}px`);
+    await small.page.screenshot({ path: path.join(shots, 'demo-ux-phone-first-screen.png') });
     // Without ?plain the page passes numbers, emoji and links through: each comes out once.
     const kept = entry.from === 'de' ? 'Das Wetter ist ☀️ heute, der Eintritt kostet 12,50 € (siehe https://example.org/info).'
       : 'The weather is ☀️ today, the ticket costs 12.50 € (see https://example.org/info).';
@@ -209,6 +229,29 @@ test('test models: error banner, swap while translating, variants, heat map scal
     await waitForOutputOf(page, 'Hund Katze.');
     assert.equal(await page.isVisible('#error'), false, 'the banner went with the next success');
 
+    // Paragraphs: blank lines come back as translate() gives them, in a short text and in one of
+    // several calls of the stream.
+    for (const text of [['Hund Katze.', 'Ein Mann fährt Fahrrad.', 'Warum?'].join('\n\n'),
+      Array.from({ length: 6 }, (_, i) => `Der Hund Nummer ${i + 1} spielt im Garten. Die Katze schläft.`).join('\n\n')]) {
+      await setSource(page, text);
+      await waitForOutputOf(page, text);
+      const [shown, whole] = await page.evaluate(async (t) => [document.getElementById('output').textContent,
+        (await window.demoTranslator.translate(t, { passthrough: false, repetitionGuard: false })).text], text);
+      assert.equal(shown, whole);
+      assert.equal(shown.split('\n\n').length, text.split('\n\n').length, `blank lines kept: ${JSON.stringify(shown)}`);
+    }
+    // The text boxes say their languages; Copy puts the translation on the clipboard; Clear empties both.
+    assert.deepEqual(await page.evaluate(() => [document.getElementById('source').lang, document.getElementById('output').lang]), ['de', 'en']);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.click('#copy');
+    await page.waitForFunction(() => document.getElementById('copied').textContent === 'copied');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), await page.textContent('#output'));
+    await page.click('#clear');
+    assert.equal(await page.inputValue('#source'), '');
+    assert.equal(await page.textContent('#output'), '');
+    assert.equal(await page.isDisabled('#copy'), true);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'source');
+
     // Two sentences: each has its own colour scale (its darkest cell fully dark).
     await setSource(page, 'Hund Katze spielen. Warum?');
     await waitForOutputOf(page, 'Hund Katze spielen. Warum?');
@@ -231,6 +274,7 @@ test('test models: error banner, swap while translating, variants, heat map scal
     const f16File = path.join(deen, 'model.tfm');
     assert.equal(await page.inputValue('#source'), cli(f16File, typed), 'the source is the translation of the text typed');
     assert.equal(await page.inputValue('#direction'), 'fx.ende');
+    assert.deepEqual(await page.evaluate(() => [document.getElementById('source').lang, document.getElementById('output').lang]), ['en', 'de']);
     assert.equal(await page.textContent('#output'), cli(path.join(ende, 'model.tfm'), cli(f16File, typed)));
 
     // Long input: results appear chunk by chunk with "translated N of M sentences"; Stop ends it.

@@ -200,3 +200,70 @@ test('without the Worker: the engine itself hands out each sentence as it ends',
     await engine.dispose();
   }
 });
+
+test('a long text streams in small calls first, then large ones, cut only where the engine cuts', async () => {
+  const { streamCalls, cutsOf, LARGE_CALL_SENTENCES, ENGINE_ABBREVIATIONS } = await import('../../web/src/stream-schedule.js');
+  // The abbreviations after which the engine does not end a sentence are the engine's own.
+  const splitter = readFileSync(path.join(webDir, '..', 'core', 'src', 'text', 'sentence_splitter.cc'), 'utf8');
+  const list = splitter.match(/abbreviations\(\) \{[^]*?words = \{([^}]*)\}/)[1];
+  assert.deepEqual([...ENGINE_ABBREVIATIONS].sort(), [...list.matchAll(/"([^"]+)"/g)].map((m) => m[1]).sort());
+  // 100 sentences: calls of 1, 2 and 4 sentences, then of LARGE_CALL_SENTENCES.
+  const hundred = Array.from({ length: 100 }, (_, i) => `Der Hund Nummer ${i + 1} spielt im Garten.`).join(' ');
+  const sizes = streamCalls([hundred], 'de').map((call) => call.reduce((n, piece) => n + cutsOf(piece.text, 'de').sentences, 0));
+  assert.deepEqual(sizes, [1, 2, 4, LARGE_CALL_SENTENCES, 100 - 7 - LARGE_CALL_SENTENCES]);
+  // The pieces put together are the text.
+  assert.equal(streamCalls([hundred], 'de').flat().map((p) => p.text).join(''), hundred);
+  // Where the engine does not end a sentence, nothing is cut, though Intl.Segmenter ends one:
+  // abbreviations, initials, ordinals, no-break spaces, a small letter after the period.
+  for (const text of ['Wir treffen Dr. Müller morgen.', 'Es war am 3. Mai im Park.', 'Das sagte J. Smith gestern.',
+    'Er kam z.B. Heute nicht.', 'Das ist eine Frau. Sie lacht.', 'Er schläft.\u00A0Sie lacht.', 'Das ist es. und dann?']) {
+    assert.deepEqual(cutsOf(text, 'de').cuts, [], text);
+  }
+  // Where it does: after a long word, !, ?, …, closing quotes, and at every line break.
+  assert.deepEqual(cutsOf('Der Hund schläft draußen. Die Katze auch! Wirklich? Ja… Gut. „Neu“ kam.\nNeu', 'de').cuts.map((c) => c.sentences),
+    [1, 2, 3, 4, 5]);
+  assert.deepEqual(cutsOf('Er sagte: "Gut." Dann ging er.', 'de').cuts, [{ at: 17, sentences: 1 }]);
+  // Texts keep their pieces together and in order; a text's first piece has no separator.
+  const calls = streamCalls(['Eins ist gut.', '', 'Der Vogel fliegt heute.\n\nDie Katze schläft draußen. Zwei.'], 'de');
+  assert.deepEqual(calls.map((call) => call.map((p) => [p.paragraph, p.text, p.separator])), [
+    [[0, 'Eins ist gut.', '']],
+    [[1, '', ''], [2, 'Der Vogel fliegt heute.\n\nDie Katze schläft draußen. ', '']],
+    [[2, 'Zwei.', ' ']],
+  ]);
+});
+
+test('streamed sentences are translate()\'s where the text is cut and where it is not', async () => {
+  const t = await create({ model: fixturePath('marian'), threads: 1 });
+  const s = golden('marian').sentences.map((x) => x.text);
+  // Sentences the engine does not split (abbreviations, ordinals) among ones it does, line breaks,
+  // blank lines, and enough sentences for several calls.
+  const tricky = `${s[0]} Wir treffen Dr. Müller am 3. Mai. ${s[1]}! ${s[2]}\n\n${s[3]} „${s[4]}“ ${s[5]}`;
+  const texts = [tricky, '', Array.from({ length: 12 }, (_, i) => s[i % s.length]).join(' '), tricky];
+  const calls = [];
+  const translateOnce = t.host.translate.bind(t.host);
+  t.host.translate = (list, ...rest) => { calls.push(list.length); return translateOnce(list, ...rest); };
+  for (const options of [PLAIN, { alignment: true }]) {
+    const expected = await t.translate(texts, options);
+    calls.length = 0;
+    const items = await collect(t.translateStream(texts, options));
+    assert.ok(calls.length > 3, `${calls.length} engine calls`);
+    const want = expected.flatMap((r, paragraph) => r.sentences.map((sentence, index) => ({ paragraph, index, sentence })));
+    assert.equal(items.length, want.length);
+    items.forEach((item, i) => {
+      assert.equal(item.paragraph, want[i].paragraph, `item ${i}`);
+      assert.equal(item.index, want[i].index, `item ${i}`);
+      assert.deepEqual(plain(item), plain(want[i].sentence), `item ${i}`);
+    });
+    const joined = texts.map(() => '');
+    for (const item of items) joined[item.paragraph] += item.separator + item.text;
+    assert.deepEqual(joined, expected.map((r) => r.text));
+  }
+  // The first sentence comes before the later calls have run.
+  let started = null;
+  calls.length = 0;
+  for await (const item of t.translateStream(texts[2], PLAIN)) {
+    started ??= calls.length;
+    assert.ok(item);
+  }
+  assert.ok(started <= 2, `the first sentence came after ${started} calls were sent`);
+});

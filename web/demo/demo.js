@@ -14,6 +14,7 @@ const ui = {
   gpuWarning: $('gpu-warning'), examples: $('examples'), about: $('model-about'), card: $('model-card'),
   sourceLabel: $('source-label'), targetLabel: $('target-label'),
   passthroughNote: $('passthrough-note'), work: $('work'), workProgress: $('work-progress'), workText: $('work-text'), stop: $('stop'),
+  copy: $('copy'), copied: $('copied'), clear: $('clear'),
 };
 // Sentences the shipped models translate well (short, everyday or caption-like: their training
 // domain), picked by running candidates through the CLI (`build/tformer translate -m ...`).
@@ -33,6 +34,21 @@ const SET_NAMES = { 'multi30k-test2016': 'Multi30k image captions', 'flores-devt
   newstest2020: 'WMT news 2020' };
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
 const language = (code) => { try { return languageNames.of(code); } catch { return code; } };
+// A language known by its code ('und' and '' are not), for the labels and `lang` attributes.
+const known = (code) => typeof code === 'string' && code !== '' && code !== 'und';
+
+/** The text boxes' headings and `lang` attributes for a direction (own models: "Source"/"Target"
+ * until their languages are known). The output's language is the translation's: as a browser's
+ * page translation does with the page, it says what the text is now. */
+export function labelPanes(from, to) {
+  ui.sourceLabel.textContent = known(from) ? language(from) : 'Source';
+  ui.targetLabel.textContent = known(to) ? language(to) : 'Target';
+  for (const [element, code] of [[ui.source, from], [ui.output, to]]) {
+    if (known(code)) element.lang = code;
+    else element.removeAttribute('lang');
+  }
+}
+window.demoLabelPanes = labelPanes;
 const params = new URLSearchParams(location.search);
 // Numbers, emoji, URLs and unknown characters pass through, and decoding loops are stopped
 // (translate()'s passthrough and repetitionGuard, on by default); ?plain shows the model's own
@@ -140,6 +156,7 @@ function describeEngine(info, entry) {
 
 function clearOutput() {
   ui.output.textContent = '';
+  ui.copy.disabled = true;
   delete ui.output.dataset.source;
   ui.timing.textContent = '';
   ui.work.hidden = true;
@@ -217,13 +234,13 @@ async function selectModel(base) {
   setState('loading');
   showError('');
   ui.source.disabled = true;
+  ui.clear.disabled = true;
   ui.swap.disabled = true;
   describeDomain(entry, null);
   showExamples(entry);
   ui.about.hidden = !entry.readme;
   showCard(entry);
-  ui.sourceLabel.textContent = language(entry.from);
-  ui.targetLabel.textContent = language(entry.to);
+  labelPanes(entry.from, entry.to);
   ui.loading.hidden = false;
   ui.progress.value = 0;
   ui.progressText.textContent = 'opening the model...';
@@ -270,6 +287,7 @@ async function selectModel(base) {
     describeDomain(entry, t.info);
     ui.loading.hidden = true;
     ui.source.disabled = false;
+    ui.clear.disabled = false;
     ui.swap.disabled = false;
     setState('ready');
     if (!ui.source.value.trim() || ui.source.dataset.example === 'yes') {
@@ -373,6 +391,7 @@ async function runJob(j) {
       text += s.separator + s.text;
       if (!current()) continue;
       ui.output.textContent = text;
+      ui.copy.disabled = false;
       j.showWork?.();
     }
   } catch (e) {
@@ -393,6 +412,7 @@ async function runJob(j) {
   showError('');
   delete ui.output.dataset.failed;
   ui.output.textContent = text;
+  ui.copy.disabled = text === '';
   ui.output.dataset.source = j.text;
   ui.output.dataset.backend = backend;
   ui.timing.textContent = tokens
@@ -403,6 +423,37 @@ async function runJob(j) {
   drawHeatmap(ui.heatmap, sentences.length ? paragraphAlignment(sentences) : null,
     sentences.map((s) => ({ rows: s.targetPieces.length, cols: s.sourcePieces.length })));
   setState('done');
+}
+
+// Copy: the translation to the clipboard (the Clipboard API; where a page may not use it, the
+// output's text selected and copied the old way).
+async function copyOutput() {
+  const text = ui.output.textContent;
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(text);
+    copied = true;
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(ui.output);
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    copied = document.execCommand('copy');
+  }
+  ui.copied.textContent = copied ? 'copied' : 'select the text to copy it';
+  setTimeout(() => { ui.copied.textContent = ''; }, 2000);
+}
+
+// Clear: no text, no translation (a translation still running is dropped).
+function clearSource() {
+  clearTimeout(debounce);
+  if (job && !job.ended) job.controller.abort();
+  ui.source.value = '';
+  ui.source.dataset.example = 'no';
+  clearOutput();
+  showError('');
+  if (translator) setState('ready');
+  ui.source.focus();
 }
 
 function stopWork() {
@@ -478,13 +529,17 @@ async function main() {
   ui.direction.disabled = false;
   listVariants(wanted, params.get('weights'));
   ui.direction.addEventListener('change', () => {
+    // Leaving an own model (own-model.js): its entry in the list goes with it.
+    ui.direction.querySelector('option[value="own"]')?.remove();
     listVariants(current());
     selectModel(current());
   });
   ui.weights.addEventListener('change', () => selectModel(current()));
   ui.swap.addEventListener('click', swap);
   ui.stop.addEventListener('click', stopWork);
-  setupOwnModel($('own-model'), { load: selectModel, info: () => translator?.info ?? null });
+  ui.copy.addEventListener('click', copyOutput);
+  ui.clear.addEventListener('click', clearSource);
+  setupOwnModel($('own-model'), { load: selectModel, info: () => translator?.info ?? null, labelPanes });
   ui.about.addEventListener('toggle', () => showCard(variantOf(current())));
   ui.source.addEventListener('input', () => {
     ui.source.dataset.example = 'no';
@@ -494,7 +549,7 @@ async function main() {
   ui.beam.addEventListener('change', requestTranslation);
   ui.backend.addEventListener('change', async () => {
     await checkGpu();
-    selectModel(current());
+    selectModel(window.demoEntry?.own ? window.demoEntry : current());
   });
   await checkGpu();
   await selectModel(wanted);

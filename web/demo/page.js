@@ -5,7 +5,9 @@
 // array of texts is one batch for the engine), so a page of short blocks costs a few requests,
 // not one per block. The engine runs in the package's Worker: the page never blocks. "Show
 // original" puts back each block's original markup, kept as it was read, so the page is again
-// byte for byte what it was.
+// byte for byte what it was. The article is German or English (?article=en, or the selector): the
+// model is the one from its language into the other, and, as a browser's page translation does,
+// the page's <html lang> says the language it is in: the translation's, then the original's again.
 import { Translator, loadRegistry } from '../src/index.js';
 
 // One request takes the waiting blocks up to this many, or this many characters of markup.
@@ -16,14 +18,17 @@ const BATCH_CHARS = 4000;
 const BLOCKS = 'h1, h2, h3, h4, h5, h6, p, li, dt, dd, th, td, caption, figcaption, blockquote';
 
 const $ = (id) => document.getElementById(id);
-const ui = { translate: $('translate'), original: $('original'), status: $('status'), article: $('article') };
+const ui = { translate: $('translate'), original: $('original'), status: $('status'), article: $('article'), language: $('article-language') };
 const params = new URLSearchParams(location.search);
+// Each article's language and the language it is translated into.
+const OTHER = { de: 'en', en: 'de' };
+const articles = { de: ui.article.innerHTML, en: $('article-en').innerHTML };
 
 // What the tests read: the state, and the requests made (how many blocks each took).
 const state = { mode: 'original', blocks: 0, translated: 0, waiting: 0, requests: [], error: null };
 window.pageDemo = state;
 
-let translator = null;
+let translator = null;   // for the article's language: {language, translator}
 let originals = null;   // Map block -> its innerHTML as read before the first translation of this round
 let round = null;       // {controller, observer, waiting: Set, running}
 let loading = null;
@@ -39,26 +44,43 @@ function blocksOf(root) {
     el.textContent.trim() !== '');
 }
 
+function articleLanguage() {
+  return ui.article.dataset.language;
+}
+
+// Shows the article in `language` (the original: a translation in progress is dropped).
+function showArticle(language) {
+  showOriginal();
+  ui.article.innerHTML = articles[language];
+  ui.article.dataset.language = language;
+  document.documentElement.lang = language;
+  ui.language.value = language;
+}
+
 async function ensureTranslator() {
-  if (translator) return translator;
+  const from = articleLanguage(), to = OTHER[from];
+  if (translator?.language === from) return translator.translator;
+  translator?.translator.dispose();
+  translator = null;
   loading ??= (async () => {
     const registry = await loadRegistry(params.get('registry') ?? 'registry.json');
     const models = registry.models;
-    const entry = models.find((m) => m.id === params.get('model')) ??
-      models.find((m) => m.from === 'de' && m.to === 'en' && !m.test) ?? models.find((m) => m.from === 'de' && m.to === 'en');
-    if (!entry) throw new Error('the model registry has no German \u2192 English model');
+    const entry = models.find((m) => m.id === params.get('model') && m.from === from) ??
+      models.find((m) => m.from === from && m.to === to && !m.test) ?? models.find((m) => m.from === from && m.to === to);
+    if (!entry) throw new Error(`the model registry has no ${from} \u2192 ${to} model`);
     status(`loading ${entry.id}...`);
-    return Translator.create({
+    const t = await Translator.create({
       model: entry.url,
       sha256: entry.sha256,
       onProgress: (e) => {
         if (e.phase === 'download' && e.total) status(`loading ${entry.id}: ${Math.round((100 * e.loaded) / e.total)}%`);
       },
     });
+    return { language: from, translator: t };
   })();
   try {
     translator = await loading;
-    return translator;
+    return translator.translator;
   } finally {
     loading = null;
   }
@@ -66,6 +88,7 @@ async function ensureTranslator() {
 
 async function translatePage() {
   ui.translate.disabled = true;
+  ui.language.disabled = true;
   let t;
   try {
     t = await ensureTranslator();
@@ -73,9 +96,13 @@ async function translatePage() {
     state.error = e.message;
     status(`The model could not be loaded: ${e.message}`);
     ui.translate.disabled = false;
+    ui.language.disabled = false;
     return;
   }
   ui.translate.disabled = false;
+  ui.language.disabled = false;
+  // The page is in the translation's language from now on (as the blocks change).
+  document.documentElement.lang = OTHER[articleLanguage()];
   ui.translate.hidden = true;
   ui.original.hidden = false;
   const blocks = blocksOf(ui.article);
@@ -152,6 +179,7 @@ function showOriginal() {
   }
   for (const [block, html] of originals ?? []) block.innerHTML = html;
   originals = null;
+  document.documentElement.lang = articleLanguage();
   Object.assign(state, { mode: 'original', translated: 0, waiting: 0 });
   ui.original.hidden = true;
   ui.translate.hidden = false;
@@ -159,4 +187,6 @@ function showOriginal() {
 }
 
 ui.translate.addEventListener('click', translatePage);
+ui.language.addEventListener('change', () => showArticle(ui.language.value));
+if (params.get('article') === 'en') showArticle('en');
 ui.original.addEventListener('click', showOriginal);

@@ -12,7 +12,8 @@
 // The relaxed-SIMD variant (tformer-mtr.*, optional: it needs LLVM 19, wasm/RelaxedSimd.cmake)
 // is copied too when ../build-wasm-relaxed/wasm (or $TFORMER_WASM_RELAXED_DIR) holds it; without
 // that build any old copy leaves dist/, and the package loads the threaded build instead.
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -25,23 +26,71 @@ export const FILES = ['tformer-mt.mjs', 'tformer-mt.wasm', 'tformer-mt.worker.js
 export const RELAXED_FILES = ['tformer-mtr.mjs', 'tformer-mtr.wasm', 'tformer-mtr.worker.js'];
 const relaxedFrom = process.env.TFORMER_WASM_RELAXED_DIR || path.resolve(web, '..', 'build-wasm-relaxed', 'wasm');
 
-// The Emscripten build of the wasm modules only (the tests are left to `cmake --build build-wasm`).
-function buildWasm() {
+// The Emscripten build of the wasm modules only (the tests are left to `cmake --build build-wasm`),
+// for `npm run demo` on a fresh clone. What it does and how long it takes are said as it goes:
+// the configure step builds the third-party libraries for wasm (XNNPACK, SentencePiece, the Marian
+// importer's zlib and yaml-cpp; no progress figures of their own: the time so far is printed),
+// then the engine's two builds print cmake's percentages with the time left at the pace so far.
+async function buildWasm() {
   const root = path.resolve(web, '..');
   const jobs = String(Math.min(2, availableParallelism?.() ?? 2));
-  console.log('No wasm build yet: building it (the first time this also builds XNNPACK for wasm: 10-20 minutes on 2 cores).');
-  try {
-    execFileSync('emcmake', ['cmake', '-S', root, '-B', path.join(root, 'build-wasm'), '-DCMAKE_BUILD_TYPE=Release'], { stdio: 'inherit' });
-    execFileSync('cmake', ['--build', path.join(root, 'build-wasm'), '-j', jobs, '--target', 'tformer-mt', 'tformer-st'], { stdio: 'inherit' });
-  } catch (e) {
-    console.error(e.code === 'ENOENT' ? 'emcmake not found: apt-get install emscripten (see the top README)' : `the wasm build failed: ${e.message}`);
-    return false;
+  const started = Date.now();
+  console.log(`No wasm build yet: building it with emcmake (${jobs} jobs): first the third-party libraries, then the engine ` +
+    '(its single-threaded and threaded builds). The time left is estimated from the progress as it goes.');
+  const steps = [
+    ['configure, with the third-party libraries for wasm', 'emcmake', ['cmake', '-S', root, '-B', path.join(root, 'build-wasm'), '-DCMAKE_BUILD_TYPE=Release']],
+    ['the engine', 'cmake', ['--build', path.join(root, 'build-wasm'), '-j', jobs, '--target', 'tformer-mt', 'tformer-st']],
+  ];
+  for (const [i, [what, command, args]] of steps.entries()) {
+    console.log(`step ${i + 1} of ${steps.length}: ${what}`);
+    const step = Date.now();
+    const status = await runWithProgress(command, args);
+    if (status !== 0) {
+      console.error(status === 'ENOENT' ? `${command} not found: apt-get install emscripten cmake (see the top README)`
+        : `the wasm build failed (${what}): exit ${status}`);
+      return false;
+    }
+    console.log(`step ${i + 1} of ${steps.length} done in ${duration(Date.now() - step)}`);
   }
+  console.log(`wasm build done in ${duration(Date.now() - started)}`);
   return true;
 }
 
-/** @returns {number} the exit status */
-export function main(mode) {
+function duration(ms) {
+  return ms < 90e3 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60e3)} min`;
+}
+
+// Runs a command, passing its output on; where a line says how far the build is ("[ 42%]"), the
+// time left at the pace so far is added, and every 30 s without one the time so far is printed.
+// Resolves to its exit status, or 'ENOENT' when there is no such command.
+function runWithProgress(command, args) {
+  return new Promise((resolve) => {
+    const start = Date.now();
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let last = Date.now();
+    const quiet = setInterval(() => {
+      if (Date.now() - last >= 30e3) console.log(`  ... ${duration(Date.now() - start)} so far`);
+    }, 30e3);
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const percent = Number(/^\[\s*(\d+)%\]/.exec(line)?.[1]);
+      const elapsed = Date.now() - start;
+      if (percent > 0 && percent < 100 && elapsed > 20e3) line += `  (about ${duration((elapsed * (100 - percent)) / percent)} left)`;
+      console.log(line);
+      last = Date.now();
+    });
+    child.on('error', (e) => {
+      clearInterval(quiet);
+      resolve(e.code === 'ENOENT' ? 'ENOENT' : 1);
+    });
+    child.on('close', (code) => {
+      clearInterval(quiet);
+      resolve(code ?? 1);
+    });
+  });
+}
+
+/** @returns {Promise<number>} the exit status */
+export async function main(mode) {
   if (!['copy', '--if-needed', '--check'].includes(mode)) {
     console.error('usage: node scripts/build.mjs [--if-needed | --check]');
     return 2;
@@ -70,7 +119,7 @@ export function main(mode) {
       return 0;
     }
     if (!process.env.TFORMER_WASM_DIR) {
-      if (!buildWasm()) return 1;
+      if (!(await buildWasm())) return 1;
       missing = missingIn(from);
     }
   }
@@ -113,5 +162,5 @@ export function main(mode) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  process.exitCode = main(process.argv[2] ?? 'copy');
+  process.exitCode = await main(process.argv[2] ?? 'copy');
 }

@@ -10,6 +10,7 @@ import { EngineHost } from './engine-host.js';
 import { RequestQueue, abortReason } from './request-queue.js';
 import { ModelFormatError, SupersededError, TranslatorDisposedError, checkUnicode } from './errors.js';
 import { chunksOf } from './chunks.js';
+import { streamCalls, LARGE_CALL_SENTENCES } from './stream-schedule.js';
 import { joinTranslations } from './results.js';
 import { primeEnvironment } from './environment.js';
 
@@ -22,6 +23,10 @@ function modelName(model) {
   if (model.url?.startsWith('file:')) return decodeURIComponent(new URL(model.url).pathname);
   return model.url;
 }
+
+// The largest call of a keyed stream, in sentences (a superseded stream stops at the end of its
+// call; CHUNK_CHARS holds about as many).
+const KEYED_CALL_SENTENCES = 8;
 
 export class Translator {
   /**
@@ -242,35 +247,67 @@ export class Translator {
   /**
    * @private One request's engine work: one call of the engine, or, for a request with a key,
    * one call per chunk of each text, joined as one call would give them, and none after the
-   * request was abandoned (superseded, aborted: nobody waits for the rest).
-   * onSentences: streaming, as EngineHost.translate; sentences of later chunks are numbered on.
+   * request was abandoned (superseded, aborted: nobody waits for the rest). A stream
+   * (`onSentences`: as EngineHost.translate) is scheduled by streamWork.
    */
   async work(list, engine, { key = null, abandoned = () => false, onSentences = null } = {}) {
-    if (key === null) return this.host.translate(list, engine, onSentences);
+    if (onSentences) return this.streamWork(list, engine, { keyed: key !== null, abandoned, onSentences });
+    if (key === null) return this.host.translate(list, engine);
     const withAlignment = engine.returnAlignment === true;
     const out = { results: [], translateMs: 0, backend: this.details.backend, gpu: null };
-    let segments = 0;  // sentences of the request before the chunk
-    for (const [paragraph, text] of list.entries()) {
+    for (const text of list) {
       const chunks = chunksOf(text, this.details.model.sourceLanguage ?? undefined);
       const parts = [];
-      let sentences = 0;  // sentences of the text before the chunk
-      for (const [c, chunk] of chunks.entries()) {
+      for (const chunk of chunks) {
         if (abandoned()) return out;
-        const first = { segment: segments, index: sentences, separator: c > 0 ? chunks[c - 1].separator : '' };
-        const numbered = onSentences && ((ended) => onSentences(ended.map((s) => ({
-          ...s, segment: first.segment + s.segment, paragraph, index: first.index + s.index,
-          separator: s.index === 0 ? first.separator : s.separator,
-        }))));
-        const r = await this.host.translate([chunk.text], engine, numbered);
+        const r = await this.host.translate([chunk.text], engine);
         parts.push(r.results[0]);
-        sentences += r.results[0].sentences.length;
-        segments += r.results[0].sentences.length;
         out.translateMs += r.translateMs;
         out.backend = r.backend;
         out.gpu = r.gpu && Object.fromEntries(Object.entries(r.gpu).map(([k, v]) => [k, v + (out.gpu?.[k] ?? 0)]));
       }
       out.results.push(joinTranslations(parts, chunks.map((c) => c.separator), withAlignment));
     }
+    return out;
+  }
+
+  /**
+   * @private A stream's engine work (stream-schedule.js): the first sentences in small calls, so
+   * that the first comes early, the rest in large ones; each call's sentences numbered on as
+   * sentences of the whole request, and each text's pieces joined as one call would give them.
+   * A keyed stream keeps its calls small (KEYED_CALL_SENTENCES), as keyed requests keep their
+   * chunks: a superseded one stops at the end of its call.
+   */
+  async streamWork(list, engine, { keyed, abandoned, onSentences }) {
+    const withAlignment = engine.returnAlignment === true;
+    const calls = streamCalls(list, this.details.model.sourceLanguage ?? undefined,
+      { large: keyed ? KEYED_CALL_SENTENCES : LARGE_CALL_SENTENCES });
+    const out = { results: [], translateMs: 0, backend: this.details.backend, gpu: null };
+    const parts = list.map(() => []);       // per text: the translations of its pieces
+    const separators = list.map(() => []);  // per text: what follows each piece but the last
+    const sentences = list.map(() => 0);    // per text: sentences of its pieces in earlier calls
+    let segments = 0;                       // sentences of the request in earlier calls
+    for (const call of calls) {
+      if (abandoned()) return out;
+      const first = segments;
+      const numbered = (ended) => onSentences(ended.map((s) => {
+        const piece = call[s.paragraph];
+        return { ...s, segment: first + s.segment, paragraph: piece.paragraph, index: sentences[piece.paragraph] + s.index,
+          separator: s.index === 0 ? piece.separator : s.separator };
+      }));
+      const r = await this.host.translate(call.map((piece) => piece.text), engine, numbered);
+      call.forEach((piece, i) => {
+        const done = r.results[i];
+        if (parts[piece.paragraph].length) separators[piece.paragraph].push(piece.separator);
+        parts[piece.paragraph].push(done);
+        sentences[piece.paragraph] += done.sentences.length;
+        segments += done.sentences.length;
+      });
+      out.translateMs += r.translateMs;
+      out.backend = r.backend;
+      out.gpu = r.gpu && Object.fromEntries(Object.entries(r.gpu).map(([k, v]) => [k, v + (out.gpu?.[k] ?? 0)]));
+    }
+    out.results = parts.map((p, i) => joinTranslations(p, separators[i], withAlignment));
     return out;
   }
 
