@@ -23,17 +23,16 @@ enum class ErrorCode {
   kWrongState,       // a session call that does not fit the session's state (Error::calls_that_fit says what does)
   kInvalidValues,    // values given to a session: a wrong count, NaN, token ids outside the vocabulary
   kResources,        // threads or memory the engine could not have
+  kInternal,         // anything else: a library's failure, or a bug
+  // Codes added later keep the numbers above as they were.
   kInvalidCatalog,   // a model catalogue not in Firefox's format, or without models for the pair asked for
   kDownload,         // a download that failed or is not what its catalogue record says (size, sha256, zstd)
-  kInternal,         // anything else: a library's failure, or a bug
 };
 
 // The step of the engine's work that refused.
 enum class Phase {
   kLoad,       // reading a model into a Translator (its constructors)
   kImport,     // converting a Marian model (tformer/marian.h)
-  kCatalog,    // reading a model catalogue and choosing a pair's files (tformer/catalog.h)
-  kDownload,   // fetching, checking and unpacking a catalogue's files
   kRequest,    // checking a request: its options and texts (Translator::translate and begin)
   kTranslate,  // translating (Translator::translate, once the request was accepted)
   // The calls of a TranslationSession (tformer/translator.h), one phase each:
@@ -47,6 +46,9 @@ enum class Phase {
   kProjectsOnCpuOnly,
   kComputeOnCpu,
   kResults,
+  // Phases added later keep the numbers above as they were.
+  kCatalog,    // reading a model catalogue and choosing a pair's files (tformer/catalog.h)
+  kDownload,   // fetching, checking and unpacking a catalogue's files
 };
 
 class Error : public std::exception {
