@@ -79,7 +79,7 @@ export function checkScheduling(what, options) {
 
 export function checkCreateOptions(options) {
   const what = 'Translator.create';
-  if (options === undefined) throw new TypeError(`${what}: options with a 'model' (or 'from' and 'to') are required`);
+  if (options === undefined) throw new TypeError(`${what}: options with a 'model' are required (or 'from' and 'to': a pair of a model catalogue)`);
   const o = checkKeys(what, options, CREATE_KEYS);
   if (o.from !== undefined || o.to !== undefined) {
     // A pair of a model catalogue (catalog.js).

@@ -101,24 +101,8 @@ export interface GpuCounters {
 }
 
 export interface CreateOptions {
-  /**
-   * The .tfm model: URL, path (Node), bytes, or a registry entry (which brings its sha256 and size).
-   * Or leave it out and give `from` and `to`: a pair of a model catalogue.
-   */
-  model?: ModelSource;
-  /**
-   * A language pair of a model catalogue (default Firefox's, `catalog`): its files are downloaded
-   * (one progress total), checked against the catalogue's sizes and sha256, unpacked (zstd) and cached
-   * the first time. A pair without a direct model is translated through English (two models).
-   */
-  from?: string;
-  to?: string;
-  /** The catalogue's Remote Settings server (default Firefox's, FIREFOX_CATALOG). */
-  catalog?: string | URL;
-  /** The records of which channel: 'release' (default), 'beta' or 'nightly'. */
-  channel?: 'release' | 'beta' | 'nightly';
-  /** Only models of this architecture ('tiny', 'base', 'base-memory'); default: the newest of any. */
-  architecture?: string;
+  /** The .tfm model: URL, path (Node), bytes, or a registry entry (which brings its sha256 and size). */
+  model: ModelSource;
   /** Expected SHA-256 of the model file (64 hex digits). A mismatch is refused (ModelLoadError). */
   sha256?: string;
   /** Expected size in bytes (also the progress total when the server sends no Content-Length). */
@@ -377,6 +361,26 @@ export interface TranslatorInfo {
   queued: number;
 }
 
+/**
+ * A language pair of a model catalogue (default Firefox's, `catalog`) instead of `model`: its files
+ * are downloaded (one progress total), checked against the catalogue's sizes and sha256, unpacked
+ * (zstd) and cached the first time. A pair without a direct model is translated through English.
+ */
+export interface CatalogCreateOptions extends Omit<CreateOptions, 'model' | 'sha256' | 'size'> {
+  from: string;
+  to: string;
+  /** The catalogue's Remote Settings server (default Firefox's, FIREFOX_CATALOG). */
+  catalog?: string | URL;
+  /** The records of which channel: 'release' (default), 'beta' or 'nightly'. */
+  channel?: 'release' | 'beta' | 'nightly';
+  /** Only models of this architecture ('tiny', 'base', 'base-memory'); default: the newest of any. */
+  architecture?: string;
+  /** Not with a pair: the catalogue gives each file's hash and size. */
+  model?: never;
+  sha256?: never;
+  size?: never;
+}
+
 /** A language pair of a model catalogue (Translator.pairs). */
 export interface CatalogPair {
   from: string;
@@ -404,7 +408,7 @@ export const FIREFOX_CATALOG: string;
 export class Translator {
   private constructor();
   /** Loads a model (with progress, cache and sha256 check) and starts the engine in a Worker. */
-  static create(options: CreateOptions): Promise<Translator>;
+  static create(options: CreateOptions | CatalogCreateOptions): Promise<Translator>;
   /** The pairs of a model catalogue (default Firefox's): only its list of files is fetched. */
   static pairs(options?: PairsOptions): Promise<CatalogPair[]>;
   readonly info: TranslatorInfo;
