@@ -20,6 +20,7 @@ SearchOptions search_options(const TranslateOptions& options, bool spans) {
   so.beam_size = options.beam_size;
   so.nbest = options.nbest;
   so.length_penalty = options.length_penalty;
+  // passthrough places spans by it, html places elements by it
   so.alignment = options.return_alignment || spans || options.html;
   return so;
 }
@@ -121,7 +122,11 @@ void TranslationSession::Impl::split_html(const std::vector<std::string>& texts)
     } catch (const Error& e) {
       throw Error::about_input(ErrorCode::kInvalidText, p, std::string("cannot be read as HTML: ") + e.detail());
     }
-    for (const HtmlBlock& b : html_.back().blocks) m_->segmenter->split(blocks++, html_model_text(b.text), options_, segments_);
+    for (const HtmlBlock& b : html_.back().blocks) {
+      const std::string text = html_model_text(b.text);
+      const std::vector<SentenceSpan> sentences = html_sentences(b, text);
+      m_->segmenter->split(blocks++, text, options_, segments_, options_.split_sentences ? &sentences : nullptr);
+    }
   }
   for (Segment& u : segments_) u.alignment = true;
 }
