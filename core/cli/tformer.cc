@@ -1,6 +1,8 @@
 // tformer: the command-line face of the engine.
 //
 //   tformer translate -m MODEL [options]         stdin lines -> stdout translations
+//   tformer translate --from SRC --to TGT        the same with a pair of Firefox's model catalogue
+//   tformer models [--catalog URL]               the catalogue's pairs
 //   tformer convert FOLDER -o MODEL.tfm          a Marian model (Firefox Translations, OPUS-MT) -> .tfm
 //   tformer info MODEL | info -m MODEL
 // MODEL is a .tfm file, a Marian model folder or a Marian model file (imported in memory).
@@ -24,10 +26,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog_client.h"
 #include "input.h"
 #include "marian_folder.h"
 #include "readable_json.h"
 #include "tformer/marian.h"
+#include "tformer/pivot.h"
 #include "tformer/profile.h"
 #include "tformer/translator.h"
 #include "util/printable.h"
@@ -57,6 +61,14 @@ std::string usage() {
     "      Reads UTF-8 lines on stdin and writes one translation per line on stdout, in order.\n"
     "      Input is read and translated in batches of --batch-lines lines; each batch's output is\n"
     "      written as soon as it is done. An empty line gives an empty line.\n"
+    "  tformer translate --from SRC --to TGT [--catalog URL] [--cache DIR] [options]\n"
+    "      The same with the models of a model catalogue (default: Firefox's, at\n"
+    "      " + std::string(tformer::catalog::kFirefoxServer) + "): the pair's files are downloaded\n"
+    "      the first time (checked against the catalogue's sha256 and sizes, unpacked) and cached;\n"
+    "      a pair without a direct model is translated through English (SRC->en->TGT).\n"
+    "  tformer models [--catalog URL] [--cache DIR]\n"
+    "      Lists the catalogue's pairs: direct or through English, architecture, download size, and\n"
+    "      whether they are cached. Nothing is downloaded but the catalogue's list of files.\n"
     "  tformer convert FOLDER -o MODEL.tfm [--weights keep|f32|f16|int8] [Marian options]\n"
     "      Converts a Marian model (a Firefox Translations or OPUS-MT folder, or its model file) to\n"
     "      .tfm: the same file as models/tfm import-marian writes (models/MARIAN-IMPORT.md).\n"
@@ -86,6 +98,15 @@ std::string usage() {
     "  --max-positions N         the longest sequence the engine handles in one piece; longer\n"
     "                            sentences are translated in pieces (default 512)\n"
     "  -o, --output FILE         convert: the .tfm to write\n"
+    "\n"
+    "catalogue options (translate --from/--to, models):\n"
+    "  --from SRC, --to TGT      the pair, as language tags of the catalogue (fr, de, en, zh, ...)\n"
+    "  --catalog URL             the catalogue's server: a Remote Settings server with the collection\n"
+    "                            " + std::string(tformer::catalog::kCollection) + " (default Firefox's)\n"
+    "  --cache DIR               where pairs are kept (default $XDG_CACHE_HOME/tformer or\n"
+    "                            ~/.cache/tformer); a cached pair works offline\n"
+    "  --channel C               release (default), beta or nightly: the records that channel sees\n"
+    "  --architecture A          only models of this architecture (tiny, base, base-memory)\n"
     "\n"
     "options of translate and bench:\n"
     "  -m, --model MODEL         the model (required)\n"
@@ -145,6 +166,8 @@ std::string usage() {
 
 struct Args {
   std::string command, model, input, json, output;
+  std::string from, to;
+  tformer::cli::CatalogSettings catalog;
   std::vector<std::string> vocabs, spms;
   std::string marian_config, weights = "keep";
   int max_positions = 512;
@@ -201,6 +224,16 @@ Args parse(int argc, char** argv) {
     };
     if (f == "-m" || f == "--model") a.model = value();
     else if (f == "-i" || f == "--input") a.input = value();
+    else if (f == "--from") a.from = value();
+    else if (f == "--to") a.to = value();
+    else if (f == "--catalog") a.catalog.server = value();
+    else if (f == "--cache") a.catalog.cache_dir = value();
+    else if (f == "--architecture") a.catalog.options.architecture = value();
+    else if (f == "--channel") {
+      const std::string c = value();
+      if (c != "release" && c != "beta" && c != "nightly") usage_error("--channel must be release, beta or nightly, got '" + c + "'");
+      a.catalog.options.channel = tformer::catalog::channel_from_name(c);
+    }
     else if (f == "--json") a.json = value();
     else if (f == "-o" || f == "--output") a.output = value();
     else if (f == "--vocab") a.vocabs.push_back(value());
@@ -335,6 +368,76 @@ std::unique_ptr<tformer::Translator> load_translator(const Args& a, const std::s
   return std::make_unique<tformer::Translator>(import_marian_model(a, path).tfm, config);
 }
 
+// ---- a pair of the model catalogue -------------------------------------------------------------
+// What translates: one model, or two through English (a catalogue pair without a direct model).
+struct Engine {
+  std::vector<std::unique_ptr<tformer::Translator>> models;
+  std::unique_ptr<tformer::PivotTranslator> pivot;
+  std::vector<tformer::Translation> translate(const std::vector<std::string>& texts, const tformer::TranslateOptions& o) {
+    return pivot ? pivot->translate(texts, o) : models.at(0)->translate(texts, o);
+  }
+};
+
+bool uses_catalog(const Args& a) { return !a.from.empty() || !a.to.empty(); }
+
+// The pair's models, from the cache or downloaded, imported in memory.
+Engine load_catalog_pair(const Args& a) {
+  if (a.from.empty() || a.to.empty()) usage_error("a catalogue pair needs both --from and --to");
+  tformer::cli::CatalogClient client(a.catalog);
+  const tformer::catalog::Plan plan = client.plan(a.from, a.to);
+  Engine e;
+  for (auto& step : client.fetch(plan)) {
+    tformer::MarianImportOptions options;
+    options.weights = a.weights;
+    options.max_positions = a.max_positions;
+    options.name = step.model.source + "-" + step.model.target;
+    tformer::MarianImport m;
+    try {
+      m = tformer::import_marian(step.files, options);
+    } catch (const tformer::Error& err) {
+      throw tformer::Error(err.code(), err.phase(), "the catalogue's " + step.model.source + "->" + step.model.target +
+                           " model (version " + step.model.version + "): " + err.what());
+    }
+    for (const auto& w : m.warnings) std::cerr << "tformer: warning: " << w << "\n";
+    e.models.push_back(std::make_unique<tformer::Translator>(std::move(m.tfm), a.config));
+  }
+  if (e.models.size() == 2) e.pivot = std::make_unique<tformer::PivotTranslator>(*e.models[0], *e.models[1]);
+  return e;
+}
+
+Engine load_engine(const Args& a) {
+  if (uses_catalog(a)) {
+    if (!a.model.empty()) usage_error("give either -m MODEL or --from/--to, not both");
+    return load_catalog_pair(a);
+  }
+  Engine e;
+  e.models.push_back(load_translator(a, a.model, a.config));
+  return e;
+}
+
+std::string size_text(uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", double(bytes) / 1e6);
+  return text;
+}
+
+// The catalogue's pairs: direct or through English, architecture, download size, cached or not.
+int cmd_models(const Args& a) {
+  if (!a.positional.empty()) usage_error("models takes no argument, got '" + a.positional[0] + "'");
+  tformer::cli::CatalogClient client(a.catalog);
+  const tformer::catalog::Catalog catalog = client.catalog();
+  const auto pairs = catalog.pairs();
+  std::printf("%-6s %-6s %-10s %-16s %10s  %s\n", "from", "to", "route", "architecture", "download", "cached");
+  for (const auto& p : pairs) {
+    if (!a.from.empty() && p.source != a.from) continue;
+    if (!a.to.empty() && p.target != a.to) continue;
+    std::printf("%-6s %-6s %-10s %-16s %10s  %s\n", p.source.c_str(), p.target.c_str(), p.pivot() ? "via en" : "direct",
+                p.architecture().c_str(), size_text(p.download_bytes()).c_str(), client.cached(p) ? "yes" : "no");
+  }
+  std::printf("%zu pairs (%zu direct models) in %s\n", pairs.size(), catalog.models().size(), a.catalog.server.c_str());
+  return 0;
+}
+
 double peak_rss_mb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -383,10 +486,9 @@ std::string cli_error(const tformer::Error& e, size_t first_line) {
 // Translates stdin in batches of lines: memory stays bounded by one batch, and output appears as
 // each batch is done. Lines that cannot be translated are skipped or stop the run (--on-error).
 int cmd_translate(const Args& a) {
-  if (a.model.empty()) usage_error("translate needs -m MODEL");
+  if (a.model.empty() && !uses_catalog(a)) usage_error("translate needs -m MODEL (or --from SRC --to TGT)");
   if (!a.positional.empty()) usage_error("translate reads its text on stdin; unexpected argument '" + a.positional[0] + "'");
-  const auto loaded = load_translator(a, a.model, a.config);
-  tformer::Translator& translator = *loaded;
+  Engine translator = load_engine(a);
   {
     tformer::TranslateOptions check = a.options;  // option errors before any input is read
     translator.translate({}, check);
@@ -552,7 +654,7 @@ int cmd_info(const Args& a) {
 }
 
 int cmd_bench(const Args& a) {
-  if (a.model.empty() || a.input.empty()) usage_error("bench needs -m MODEL and -i FILE");
+  if ((a.model.empty() && !uses_catalog(a)) || a.input.empty()) usage_error("bench needs -m MODEL (or --from SRC --to TGT) and -i FILE");
   std::ifstream in(a.input);
   if (!in) throw tformer::Error("cannot open input file '" + a.input + "'");
   std::vector<std::string> lines = read_lines(in);
@@ -560,8 +662,8 @@ int cmd_bench(const Args& a) {
   if (lines.empty()) throw tformer::Error("input file '" + a.input + "' has no non-empty lines");
 
   auto t0 = Clock::now();
-  const auto loaded = load_translator(a, a.model, a.config);
-  tformer::Translator& translator = *loaded;
+  Engine translator = load_engine(a);
+  const std::string model_name = uses_catalog(a) ? a.from + "->" + a.to + (translator.pivot ? " (through en)" : "") : a.model;
   const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 
   // Warm-up on a few sentences (first-touch allocations, caches).
@@ -593,8 +695,8 @@ int cmd_bench(const Args& a) {
   const double median_ms = latencies[latencies.size() / 2];
   const double p90_ms = latencies[std::min(latencies.size() - 1, latencies.size() * 9 / 10)];
 
-  std::printf("model %s, kernels %s, %d thread(s), beam %d\n", a.model.c_str(), translator.kernels_name().c_str(),
-              translator.threads(), a.options.beam_size);
+  std::printf("model %s, kernels %s, %d thread(s), beam %d\n", model_name.c_str(),
+              translator.models[0]->kernels_name().c_str(), translator.models[0]->threads(), a.options.beam_size);
   std::printf("load:        %.1f ms\n", load_ms);
   std::printf("batch:       %zu lines (%zu sentences) in %.3f s: %.1f sentences/s, %.1f target tokens/s, %.2f ms/sentence\n",
               lines.size(), sentences, batch_s, double(sentences) / batch_s, double(target_tokens) / batch_s,
@@ -612,8 +714,8 @@ int cmd_bench(const Args& a) {
   }
   if (!a.json.empty()) {
     std::ofstream js(a.json);
-    js << "{\"model\":\"" << a.model << "\",\"kernels\":\"" << translator.kernels_name()
-       << "\",\"threads\":" << translator.threads() << ",\"beam\":" << a.options.beam_size
+    js << "{\"model\":\"" << model_name << "\",\"kernels\":\"" << translator.models[0]->kernels_name()
+       << "\",\"threads\":" << translator.models[0]->threads() << ",\"beam\":" << a.options.beam_size
        << ",\"lines\":" << lines.size() << ",\"sentences\":" << sentences << ",\"target_tokens\":" << target_tokens
        << ",\"seconds\":" << batch_s << ",\"sentences_per_s\":" << double(sentences) / batch_s
        << ",\"tokens_per_s\":" << double(target_tokens) / batch_s << ",\"ms_per_sentence\":" << 1000.0 * batch_s / double(sentences)
@@ -639,6 +741,7 @@ int main(int argc, char** argv) {
     if (a.command == "info") return cmd_info(a);
     if (a.command == "convert") return cmd_convert(a);
     if (a.command == "bench") return cmd_bench(a);
+    if (a.command == "models") return cmd_models(a);
     if (a.command == "-h" || a.command == "--help" || a.command == "help") {
       std::cout << usage();
       return 0;

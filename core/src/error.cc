@@ -60,6 +60,8 @@ const char* code_name(ErrorCode code) {
     case ErrorCode::kWrongState: return "wrong_state";
     case ErrorCode::kInvalidValues: return "invalid_values";
     case ErrorCode::kResources: return "resources";
+    case ErrorCode::kInvalidCatalog: return "invalid_catalog";
+    case ErrorCode::kDownload: return "download";
     case ErrorCode::kInternal: return "internal";
   }
   return "internal";
@@ -69,6 +71,8 @@ const char* phase_name(Phase phase) {
   switch (phase) {
     case Phase::kLoad: return "load";
     case Phase::kImport: return "import";
+    case Phase::kCatalog: return "catalog";
+    case Phase::kDownload: return "download";
     case Phase::kRequest: return "request";
     case Phase::kTranslate: return "translate";
     case Phase::kNext: return "next";
@@ -86,7 +90,8 @@ const char* phase_name(Phase phase) {
 }
 
 bool is_session_call(Phase phase) {
-  return phase != Phase::kLoad && phase != Phase::kImport && phase != Phase::kRequest && phase != Phase::kTranslate;
+  return phase != Phase::kLoad && phase != Phase::kImport && phase != Phase::kCatalog && phase != Phase::kDownload &&
+         phase != Phase::kRequest && phase != Phase::kTranslate;
 }
 
 std::string join_alternatives(const std::vector<std::string>& names) {

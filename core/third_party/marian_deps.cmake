@@ -1,8 +1,9 @@
 # Libraries of the Marian importer (core/src/marian/) for WebAssembly: zlib (with its
 # contrib/minizip, for .gz and the zip container of .npz) and yaml-cpp (decoder.yml, vocab.yml,
-# special:model.yml).
+# special:model.yml); and libzstd's decompressor for the model catalogue (core/src/catalog/:
+# Firefox's attachments are zstd).
 #
-# Natively they come from Debian (zlib1g-dev, libminizip-dev, libyaml-cpp-dev). For wasm they are
+# Natively they come from Debian (zlib1g-dev, libminizip-dev, libyaml-cpp-dev, libzstd-dev). For wasm they are
 # built from the same Debian sources, pinned in SHA256SUMS.marian and fetched like the engine's
 # own libraries (fetch_sources.sh), once per wasm variant, and cached under TFORMER_DEPS_DIR in a
 # folder named by a hash of the pins, this file, the superbuild, the compiler and the flags.
@@ -10,7 +11,8 @@
 # and so the cached builds, of XNNPACK untouched.
 #
 # tformer_marian_deps(<variant> FLAGS <c/c++ flags>) defines the INTERFACE target
-# tformer_marian_deps_<variant> (include/, include/minizip/, libminizip.a, libz.a, libyaml-cpp.a).
+# tformer_marian_deps_<variant> (include/, include/minizip/, libminizip.a, libz.a, libyaml-cpp.a,
+# libzstd.a).
 set(_marian_deps_here "${CMAKE_CURRENT_LIST_DIR}")
 
 function(tformer_marian_deps variant)
@@ -25,19 +27,21 @@ ${CMAKE_C_COMPILER_VERSION}|${CMAKE_CXX_COMPILER}|${CMAKE_TOOLCHAIN_FILE}")
   set(prefix "${root}/install")
 
   if(NOT EXISTS "${root}/complete")
-    message(STATUS "tformer: building zlib, minizip and yaml-cpp for ${variant} (once; cached in ${root})")
+    message(STATUS "tformer: building zlib, minizip, yaml-cpp and zstd for ${variant} (once; cached in ${root})")
     string(TIMESTAMP t0 "%s")
     set(dl "${TFORMER_DEPS_DIR}/downloads")
     execute_process(
       COMMAND bash "${_marian_deps_here}/fetch_sources.sh" "${dl}" "${TFORMER_DEPS_FALLBACK}"
               "${_marian_deps_here}/SHA256SUMS.marian" "zlib=1:1.2.13.dfsg-1" "yaml-cpp=0.7.0+dfsg-8"
+              "libzstd=1.5.4+dfsg2-5"
       RESULT_VARIABLE rc)
     if(NOT rc EQUAL 0)
-      message(FATAL_ERROR "tformer: could not obtain verified sources of zlib and yaml-cpp (see messages above)")
+      message(FATAL_ERROR "tformer: could not obtain verified sources of zlib, yaml-cpp and zstd (see messages above)")
     endif()
     file(REMOVE_RECURSE "${root}")
     set(src "${root}/src")
-    foreach(pair "zlib_1.2.13.dfsg.orig.tar.bz2=zlib" "yaml-cpp_0.7.0+dfsg.orig.tar.xz=yaml-cpp")
+    foreach(pair "zlib_1.2.13.dfsg.orig.tar.bz2=zlib" "yaml-cpp_0.7.0+dfsg.orig.tar.xz=yaml-cpp"
+                 "libzstd_1.5.4+dfsg2.orig.tar.xz=zstd")
       string(REPLACE "=" ";" pair "${pair}")
       list(GET pair 0 tarball)
       list(GET pair 1 name)
@@ -67,14 +71,14 @@ ${CMAKE_C_COMPILER_VERSION}|${CMAKE_CXX_COMPILER}|${CMAKE_TOOLCHAIN_FILE}")
       execute_process(COMMAND ${CMAKE_COMMAND} --install "${root}/build" OUTPUT_QUIET RESULT_VARIABLE rc)
     endif()
     if(NOT rc EQUAL 0)
-      message(FATAL_ERROR "tformer: building zlib, minizip and yaml-cpp for ${variant} failed; "
+      message(FATAL_ERROR "tformer: building zlib, minizip, yaml-cpp and zstd for ${variant} failed; "
                           "see ${root}/configure.log and ${root}/build.log")
     endif()
     file(REMOVE_RECURSE "${src}" "${root}/build")  # only the installed libraries are kept
     file(TOUCH "${root}/complete")
     string(TIMESTAMP t1 "%s")
     math(EXPR secs "${t1} - ${t0}")
-    message(STATUS "tformer: zlib, minizip and yaml-cpp for ${variant} built in ${secs} s")
+    message(STATUS "tformer: zlib, minizip, yaml-cpp and zstd for ${variant} built in ${secs} s")
   endif()
 
   add_library(tformer_marian_deps_${variant} INTERFACE)
@@ -82,7 +86,7 @@ ${CMAKE_C_COMPILER_VERSION}|${CMAKE_CXX_COMPILER}|${CMAKE_TOOLCHAIN_FILE}")
   # minizip.pc suggests, <unzip.h>.
   target_include_directories(tformer_marian_deps_${variant} SYSTEM INTERFACE "${prefix}/include"
                              "${prefix}/include/minizip")
-  foreach(lib minizip yaml-cpp z)  # minizip needs zlib: it comes after
+  foreach(lib minizip yaml-cpp z zstd)  # minizip needs zlib: it comes after
     target_link_libraries(tformer_marian_deps_${variant} INTERFACE "${prefix}/lib/lib${lib}.a")
   endforeach()
 endfunction()

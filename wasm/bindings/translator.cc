@@ -2,6 +2,8 @@
 //   const t = new Module.Translator(uint8ArrayOfTfmFile, threads);
 //   const results = t.translate(["Hallo Welt."], {beam: 4});   // options: translate_options.h
 //   const session = t.begin(["Hallo Welt."], options);          // step by step: session.h
+//   t.translateThrough(second, texts, options);  // this model, then `second`, sentence by sentence
+//                                                // (a pair through English: tformer/pivot.h)
 //   t.info(); t.plan(); t.tensorView(name); t.positionsView(); t.delete();
 #include <emscripten/bind.h>
 
@@ -16,6 +18,7 @@
 #include "session.h"
 #include "texts.h"
 #include "translate_options.h"
+#include "tformer/pivot.h"
 #include "tformer/translator.h"
 
 namespace tformer::wasm {
@@ -41,6 +44,16 @@ class JsTranslator {
     return or_js_error("translate", [&] {
       const RequestOptions o = read_options(options);
       const auto results = translator_.translate(read_texts(texts), o);
+      return array_of(results, [&](const Translation& t) { return to_js(t, o); });
+    });
+  }
+
+  // Through a pivot language: this model's translation of each sentence, translated by `second`.
+  val translate_through(JsTranslator& second, const val& texts, const val& options) {
+    return or_js_error("translateThrough", [&] {
+      const RequestOptions o = read_options(options);
+      PivotTranslator pivot(translator_, second.translator_);
+      const auto results = pivot.translate(read_texts(texts), o);
       return array_of(results, [&](const Translation& t) { return to_js(t, o); });
     });
   }
@@ -109,6 +122,7 @@ EMSCRIPTEN_BINDINGS(translator) {
       .constructor(&JsTranslator::create, emscripten::allow_raw_pointers())
       .function("translate", &JsTranslator::translate)
       .function("begin", &JsTranslator::begin)
+      .function("translateThrough", &JsTranslator::translate_through)
       .function("tensorView", &JsTranslator::tensor_view)
       .function("positionsView", &JsTranslator::positions_view)
       .function("plan", &JsTranslator::plan)

@@ -1,6 +1,8 @@
-// The demo page: pick a direction from the model registry, type, and read the translation and
-// the attention behind it. Everything runs through the package's public API (../src/index.js).
-import { Translator, loadRegistry, withVariant, describeAdapter, chunksOf, paragraphAlignment } from '../src/index.js';
+// The demo page: pick a direction from the model registry (our own models) or from a model
+// catalogue in Firefox's format (Firefox's by default, ?catalog=URL another, ?catalog=off none), type,
+// and read the translation and the attention behind it. Everything runs through the package's
+// public API (../src/index.js).
+import { Translator, FIREFOX_CATALOG, loadRegistry, withVariant, describeAdapter, chunksOf, paragraphAlignment } from '../src/index.js';
 import { drawHeatmap } from './heatmap.js';
 import { renderMarkdown } from './markdown.js';
 import { setupOwnModel } from './own-model.js';
@@ -57,6 +59,9 @@ const params = new URLSearchParams(location.search);
 const PLAIN = params.has('plain');
 
 let registry = null;
+// The catalogue's pairs, by option value ('catalog:fr-de'): {id, from, to, catalog: true, pivot, downloadBytes}.
+const catalogEntries = new Map();
+const CATALOG = params.get('catalog') === 'off' ? null : params.get('catalog') ?? FIREFOX_CATALOG;
 let translator = null;
 let loadToken = 0;       // which model load is current (a newer selection supersedes an older one)
 let job = null;          // the newest translation: {text, beam, translator, controller, stopped, ended, done}
@@ -88,7 +93,8 @@ function onProgress(event) {
     ui.progress.max = event.total || 1;
     ui.progress.value = event.total ? event.loaded : 0;
     if (!event.total) ui.progress.removeAttribute('value');
-    ui.progressText.textContent = `downloading the model: ${mib(event.loaded)}${event.total ? ` of ${mib(event.total)}` : ''}`;
+    const what = event.pair ? `the ${event.pair} model${event.pair.includes(',') ? 's' : ''}` : 'the model';
+    ui.progressText.textContent = `downloading ${what}: ${mib(event.loaded)}${event.total ? ` of ${mib(event.total)}` : ''}`;
   } else if (event.phase === 'loaded') {
     ui.progress.max = 1;
     ui.progress.value = 1;
@@ -166,7 +172,7 @@ function clearOutput() {
 // The note beside the selector: what the model is good at, with its measured BLEU when the
 // registry has it (models/<name>/eval.json, greedy).
 function describeDomain(entry, info) {
-  ui.domainNote.hidden = entry.test;
+  ui.domainNote.hidden = entry.test || entry.catalog;
   ui.passthroughNote.hidden = PLAIN;
   ui.testNote.hidden = !entry.test;
   const parameters = info?.model.parameters;
@@ -230,7 +236,7 @@ async function selectModel(base) {
   dropJob();
   translator?.dispose();
   translator = null;
-  const entry = base.own ? base : variantOf(base);  // own: a folder of own-model.js
+  const entry = base.own || base.catalog ? base : variantOf(base);  // own: a folder of own-model.js; catalog: a catalogue pair
   setState('loading');
   showError('');
   ui.source.disabled = true;
@@ -243,7 +249,10 @@ async function selectModel(base) {
   labelPanes(entry.from, entry.to);
   ui.loading.hidden = false;
   ui.progress.value = 0;
-  ui.progressText.textContent = 'opening the model...';
+  // A catalogue pair says what it will download before it does (nothing when it is cached).
+  ui.progressText.textContent = entry.catalog ? `opening ${language(entry.from)} \u2192 ${language(entry.to)} from the catalogue` +
+    `${entry.pivot ? ' (two models, through English)' : ''}: up to ${mib(entry.downloadBytes)} to download unless cached`
+    : 'opening the model...';
   const url = new URL(location.href);
   url.searchParams.set('model', entry.id);
   if (entry.variants?.length > 1 && !entry.variants.find((v) => v.weights === entry.weights)?.default) url.searchParams.set('weights', entry.weights);
@@ -253,7 +262,8 @@ async function selectModel(base) {
   if (!entry.own) history.replaceState(null, '', url);
   try {
     const t = await Translator.create({
-      model: entry.folder ?? entry,  // a registry entry, or a folder of own-model.js
+      ...(entry.catalog ? { from: entry.from, to: entry.to, catalog: CATALOG }
+        : { model: entry.folder ?? entry }),  // a registry entry, or a folder of own-model.js
       backend: wantedBackend(),
       onProgress: (e) => token === loadToken && onProgress(e),
       onFallback: () => {
@@ -495,11 +505,34 @@ async function swap() {
 }
 
 function reverseOf(entry) {
+  if (entry.catalog) return catalogEntries.get(`catalog:${entry.to}-${entry.from}`);
   return registry.models.find((m) => m.from === entry.to && m.to === entry.from && m.test === entry.test);
 }
 
 function current() {
-  return registry.models.find((m) => m.id === ui.direction.value);
+  return registry.models.find((m) => m.id === ui.direction.value) ?? catalogEntries.get(ui.direction.value);
+}
+
+// The catalogue's pairs as options: size before anything is downloaded. Without the catalogue (offline,
+// ?catalog=off) the page offers our own models only.
+async function catalogOptions() {
+  if (!CATALOG) return [];
+  let pairs;
+  try {
+    pairs = await Translator.pairs({ catalog: CATALOG });
+  } catch (e) {
+    console.warn(`the model catalogue ${CATALOG} could not be read: ${e.message}`);
+    return [];
+  }
+  const group = document.createElement('optgroup');
+  group.label = CATALOG === FIREFOX_CATALOG ? "Firefox Translations' models (MPL-2.0, downloaded when chosen)"
+    : `the catalogue at ${CATALOG} (downloaded when chosen)`;
+  for (const p of pairs) {
+    const entry = { id: `catalog:${p.from}-${p.to}`, from: p.from, to: p.to, catalog: true, pivot: p.pivot, downloadBytes: p.downloadBytes };
+    catalogEntries.set(entry.id, entry);
+    group.append(new Option(`${language(p.from)} \u2192 ${language(p.to)} (${p.pivot ? 'through English, ' : ''}${mib(p.downloadBytes)})`, entry.id));
+  }
+  return pairs.length ? [group] : [];
 }
 
 async function main() {
@@ -519,15 +552,46 @@ async function main() {
     showError('The model registry lists no models. Train or fetch one into models/<name>/model.tfm (see the README).');
     return;
   }
-  ui.direction.replaceChildren(...registry.models.map((m) => {
+  const own = document.createElement('optgroup');
+  own.label = 'our own models (tformer-wasm)';
+  own.append(...registry.models.map((m) => {
     const text = `${language(m.from)} \u2192 ${language(m.to)}${m.test ? ` \u2014 ${m.label}` : ` (${m.id})`}`;
     return new Option(text, m.id);
   }));
+  ui.direction.replaceChildren(own);
+  // The catalogue's pairs join the list when its records arrive; the page does not wait for them.
+  const catalogReady = catalogOptions().then((groups) => {
+    const chosen = ui.direction.value;
+    ui.direction.append(...groups);
+    ui.direction.value = chosen;
+    document.body.dataset.catalog = groups.length ? 'ready' : 'none';
+  });
   if (BACKENDS.includes(params.get('backend'))) ui.backend.value = params.get('backend');
+  if (params.get('model')?.startsWith('catalog:')) {
+    await catalogReady;
+    const pair = catalogEntries.get(params.get('model'));
+    if (pair) {
+      ui.direction.value = pair.id;
+      ui.direction.disabled = false;
+      wireControls();
+      await checkGpu();
+      await selectModel(pair);
+      return;
+    }
+  }
   const wanted = registry.models.find((m) => m.id === params.get('model')) ?? registry.models[0];
   ui.direction.value = wanted.id;
   ui.direction.disabled = false;
   listVariants(wanted, params.get('weights'));
+  wireControls();
+  await checkGpu();
+  await selectModel(wanted);
+}
+
+let wired = false;
+function wireControls() {
+  if (wired) return;
+  wired = true;
   ui.direction.addEventListener('change', () => {
     // Leaving an own model (own-model.js): its entry in the list goes with it.
     ui.direction.querySelector('option[value="own"]')?.remove();
@@ -540,7 +604,7 @@ async function main() {
   ui.copy.addEventListener('click', copyOutput);
   ui.clear.addEventListener('click', clearSource);
   setupOwnModel($('own-model'), { load: selectModel, info: () => translator?.info ?? null, labelPanes });
-  ui.about.addEventListener('toggle', () => showCard(variantOf(current())));
+  ui.about.addEventListener('toggle', () => current().catalog || showCard(variantOf(current())));
   ui.source.addEventListener('input', () => {
     ui.source.dataset.example = 'no';
     clearTimeout(debounce);
@@ -551,8 +615,6 @@ async function main() {
     await checkGpu();
     selectModel(window.demoEntry?.own ? window.demoEntry : current());
   });
-  await checkGpu();
-  await selectModel(wanted);
 }
 
 main();

@@ -9,7 +9,7 @@ const PRECACHE = [
   './', 'demo.js', 'demo.css', 'heatmap.js', 'markdown.js', 'own-model.js', 'page.js', 'page.css', 'favicon.svg', 'registry.json',
   '../src/index.js', '../src/errors.js', '../src/translator.js', '../src/environment.js', '../src/select.js', '../src/options.js',
   '../src/model-loader.js', '../src/model-folder.js', '../src/registry.js', '../src/wasm-files.js', '../src/engine-host.js',
-  '../src/request-queue.js', '../src/worker.js', '../src/engine.js', '../src/alignment.js', '../src/results.js', '../src/run-session.js',
+  '../src/request-queue.js', '../src/worker.js', '../src/engine.js', '../src/alignment.js', '../src/catalog.js', '../src/results.js', '../src/run-session.js',
   '../src/chunks.js', '../src/stream-schedule.js',
   '../src/webgpu/backend.js', '../src/webgpu/encoder.js', '../src/webgpu/half.js', '../src/webgpu/index.js',
   '../src/webgpu/ops.js', '../src/webgpu/runtime.js',

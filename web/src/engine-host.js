@@ -95,6 +95,7 @@ export class EngineHost {
           // A Marian folder was imported: restarts load the .tfm; the folder's files are let go.
           this.startMessage = { ...this.startMessage, model: message.tfm, marian: null };
         }
+        if (message.secondTfm) this.startMessage = { ...this.startMessage, second: message.secondTfm, secondMarian: null };
         this.engineBackend = message.info.backend;
         starting.resolve(message.info);
       } else if (message.type === 'fallback') {

@@ -48,7 +48,8 @@ export class Engine {
    *   is kept in `importedTfm` for the host (later starts load it directly)
    *   backend 'webgpu': a GPU may be used, decided here (select.js: decideBackend)
    */
-  static async create({ glueUrl, wasmModule, model, marian = null, threads, variant, backend, backendReason = null, requestedBackend = backend }) {
+  static async create({ glueUrl, wasmModule, model, marian = null, second = null, secondMarian = null, threads, variant, backend,
+    backendReason = null, requestedBackend = backend }) {
     if (backend !== 'wasm' && backend !== 'webgpu') throw new Error(`Engine: unknown backend '${backend}'`);
     const t0 = performance.now();
     const { default: createModule } = await import(/* webpackIgnore: true */ /* @vite-ignore */ glueUrl);
@@ -67,25 +68,42 @@ export class Engine {
     const t1 = performance.now();
     let translator;
     let imported = null;
+    let importedSecond = null;
+    let secondTranslator = null;
     try {
       if (marian) {
         imported = module.importMarian(marian.files, marian.options ?? {});
         model = imported.tfm;
       }
       translator = new module.Translator(model, threads);
+      // A pair through English: the second model (en->target), translating each sentence of the first.
+      if (secondMarian) {
+        importedSecond = module.importMarian(secondMarian.files, secondMarian.options ?? {});
+        second = importedSecond.tfm;
+      }
+      if (second) secondTranslator = new module.Translator(second, threads);
     } catch (e) {
+      translator?.delete();
       module.PThread?.terminateAllThreads();
       throw new ModelRefusedError(engineMessage(e), { cause: e });
     }
     const t2 = performance.now();
     const engine = new Engine(module, translator, variant, { instantiateMs: t1 - t0, modelMs: t2 - t1 });
+    engine.second = secondTranslator;
+    if (importedSecond) {
+      engine.importedSecondTfm = importedSecond.tfm;
+      engine.warnings.push(...importedSecond.warnings.map((w) => `model import (en->target): ${w}`));
+    }
     if (imported) {
       engine.importedTfm = imported.tfm;
       engine.marian = { name: imported.name, modelFile: imported.modelFile, summary: imported.summary, warnings: imported.warnings };
       engine.warnings.push(...imported.warnings.map((w) => `model import: ${w}`));
     }
     engine.backendReason = backendReason ?? 'asked for';
-    if (backend === 'webgpu') {
+    if (backend === 'webgpu' && engine.second) {
+      // The two steps of a pivot translation run in the engine's core, one after the other.
+      engine.refuseGpu('a pair translated through English runs on wasm', requestedBackend);
+    } else if (backend === 'webgpu') {
       const requested = requestedBackend === 'webgpu' ? 'webgpu' : 'auto';
       try {
         await engine.startGpu(requested);
@@ -112,6 +130,8 @@ export class Engine {
     this.onFallback = null;     // (message) => void, set by the Worker
     this.marian = null;         // what the importer said of a Marian folder: {name, modelFile, summary, warnings}
     this.importedTfm = null;    // the .tfm it made, until the Worker hands it to the host
+    this.second = null;         // the en->target Translator of a pair through English
+    this.importedSecondTfm = null;
     this.trap = null;           // the EngineTrapError after a trap: the instance is unusable
   }
 
@@ -219,7 +239,12 @@ export class Engine {
       onSentences(completed);
     });
     try {
-      if (webgpu?.usable) {
+      if (this.second) {
+        // Through English, sentence by sentence in the core (tformer/pivot.h); a stream gets the
+        // sentences when both steps are done.
+        raw = this.translator.translateThrough(this.second, texts, options);
+        if (onCompleted) onCompleted(completedOf(structuredClone(raw)));
+      } else if (webgpu?.usable) {
         webgpu.resetCounters();
         raw = await runSession(this.translator.begin(texts, options), webgpu, { signal, onCompleted });
         const c = webgpu.counters;
@@ -263,6 +288,8 @@ export class Engine {
   async dispose() {
     const gpuFreed = this.dropGpu();
     if (this.translator && !this.translator.isDeleted()) this.translator.delete();
+    if (this.second && !this.second.isDeleted()) this.second.delete();
+    this.second = null;
     this.module.PThread?.terminateAllThreads();
     this.translator = null;
     let timer;
@@ -273,6 +300,16 @@ export class Engine {
 
 function messageOf(e) {
   return e instanceof Error ? e.message : String(e);
+}
+
+// The results of a request as the sentences a stream hands out (wasm/bindings/session.cc's shape).
+function completedOf(results) {
+  const out = [];
+  let segment = 0;
+  results.forEach((r, paragraph) => r.sentences.forEach((sentence, index) => {
+    out.push({ segment: segment++, paragraph, index, separator: index === 0 ? '' : ' ', sentence });
+  }));
+  return out;
 }
 
 // The wasm calls a request of the package's translate() makes itself; a session's steps are the

@@ -1,6 +1,7 @@
 // tformer-wasm: neural machine translation in the browser (and Node), computed by a C++
 // Transformer engine compiled to WebAssembly. See README.md and types/index.d.ts.
 export { Translator } from './translator.js';
+export { FIREFOX_CATALOG } from './catalog.js';
 export { loadRegistry, parseRegistry, findModels, withVariant } from './registry.js';
 export { sha256Hex, DEFAULT_CACHE_NAME } from './model-loader.js';
 export { ModelLoadError, ModelFormatError, ModelTooLargeError, InvalidTextError, TranslationError, SupersededError, TranslatorDisposedError } from './errors.js';

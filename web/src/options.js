@@ -4,7 +4,10 @@
 // once, in C++ (tformer::TranslateOptions, read by the bindings' translate options).
 import { BACKENDS, VARIANTS, MAX_THREADS } from './select.js';
 
-const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant', 'onProgress', 'onFallback', 'cache', 'signal', 'wasmBase'];
+const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant', 'onProgress', 'onFallback', 'cache', 'signal', 'wasmBase',
+  'from', 'to', 'catalog', 'channel', 'architecture'];
+const CATALOG_KEYS = ['catalog', 'channel', 'architecture', 'cache', 'signal', 'wasmBase'];
+const CHANNELS = ['release', 'beta', 'nightly'];
 const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'maxInputChars', 'maxSentenceTokens', 'passthrough',
   'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'signal', 'key', 'supersede'];
 
@@ -76,9 +79,20 @@ export function checkScheduling(what, options) {
 
 export function checkCreateOptions(options) {
   const what = 'Translator.create';
-  if (options === undefined) throw new TypeError(`${what}: options with a 'model' are required`);
+  if (options === undefined) throw new TypeError(`${what}: options with a 'model' are required (or 'from' and 'to': a pair of a model catalogue)`);
   const o = checkKeys(what, options, CREATE_KEYS);
-  if (o.model === undefined || o.model === null) {
+  if (o.from !== undefined || o.to !== undefined) {
+    // A pair of a model catalogue (catalog.js).
+    if (o.model !== undefined) throw new TypeError(`${what}: give either 'model' or 'from' and 'to', not both`);
+    for (const key of ['from', 'to']) {
+      if (typeof o[key] !== 'string' || o[key] === '') {
+        throw new TypeError(`${what}: option '${key}' must be a language tag such as 'fr' (got ${describe(o[key])})`);
+      }
+    }
+    if (o.sha256 !== undefined || o.size !== undefined) {
+      throw new TypeError(`${what}: a catalogue pair is checked against the catalogue's own sha256 and sizes; 'sha256' and 'size' do not apply`);
+    }
+  } else if (o.model === undefined || o.model === null) {
     throw new TypeError(`${what}: option 'model' is required (a URL, a path in Node, an ArrayBuffer/Uint8Array, or a registry entry)`);
   }
   if (o.threads !== undefined) integer(what, 'threads', o.threads, 1, MAX_THREADS);
@@ -101,6 +115,29 @@ export function checkCreateOptions(options) {
   if (o.wasmBase !== undefined && typeof o.wasmBase !== 'string' && !(o.wasmBase instanceof URL)) {
     throw new TypeError(`${what}: option 'wasmBase' must be a URL (got ${describe(o.wasmBase)})`);
   }
+  checkCatalogOptions(what, o);
+  checkSignal(what, o.signal);
+  return o;
+}
+
+function checkCatalogOptions(what, o) {
+  if (o.catalog !== undefined && typeof o.catalog !== 'string' && !(o.catalog instanceof URL)) {
+    throw new TypeError(`${what}: option 'catalog' must be the catalogue server's URL (got ${describe(o.catalog)})`);
+  }
+  if (o.channel !== undefined) oneOf(what, 'channel', o.channel, CHANNELS);
+  if (o.architecture !== undefined && typeof o.architecture !== 'string') {
+    throw new TypeError(`${what}: option 'architecture' must be a string such as 'tiny' or 'base' (got ${describe(o.architecture)})`);
+  }
+  if ((o.catalog !== undefined || o.channel !== undefined || o.architecture !== undefined) && o.from === undefined) {
+    throw new TypeError(`${what}: options 'catalog', 'channel' and 'architecture' go with 'from' and 'to'`);
+  }
+}
+
+/** The options of Translator.pairs(). */
+export function checkPairsOptions(options) {
+  const what = 'Translator.pairs';
+  const o = checkKeys(what, options, CATALOG_KEYS);
+  checkCatalogOptions(what, { ...o, from: '' });
   checkSignal(what, o.signal);
   return o;
 }

@@ -2,7 +2,8 @@
 // translations (request-queue.js) and returns results with timings.
 import { detectEnvironment } from './environment.js';
 import { chooseEngine } from './select.js';
-import { checkCreateOptions, checkSignal, checkTexts, checkScheduling, engineOptions } from './options.js';
+import { checkCreateOptions, checkPairsOptions, checkSignal, checkTexts, checkScheduling, engineOptions } from './options.js';
+import { fetchPair, catalogPairs, FIREFOX_CATALOG } from './catalog.js';
 import { loadModel } from './model-loader.js';
 import { isModelFolder, checkModelFolder, loadModelFolder } from './model-folder.js';
 import { variantFiles, compileWasm } from './wasm-files.js';
@@ -65,6 +66,7 @@ export class Translator {
     const compiled = compiling.then((wasmModule) => ({ wasmModule, files }));
     compiled.catch(() => {});
     if (importOptions) return Translator.createFromFolder(o, importOptions, env, choice, compiled, started);
+    if (o.from !== undefined) return Translator.createFromCatalog(o, env, choice, compiled, started);
     const model = await loadModel({ ...o }, env);
     const name = modelName(model);
     const what = model.source === 'memory' ? 'the model given as bytes' : `the model ${name}`;
@@ -95,8 +97,35 @@ export class Translator {
       what: `the model folder (${listed})`, bytes: null, marian: { files: folder.files, options: importOptions } });
   }
 
-  /** @private Starts the engine on a .tfm (`bytes`) or a Marian folder (`marian`). */
-  static async start({ o, env, choice, compiled, started, model, name, what, bytes, marian }) {
+  /**
+   * The language pairs of a model catalogue (default Firefox's), direct or through English:
+   * [{from, to, pivot, architecture, downloadBytes}]. Only the catalogue's list is fetched.
+   */
+  static async pairs(options = {}) {
+    const o = checkPairsOptions(options);
+    return catalogPairs({ ...o, catalog: o.catalog === undefined ? FIREFOX_CATALOG : String(o.catalog) });
+  }
+
+  /** @private A pair of a model catalogue: its files fetched (or cached), checked and imported in the Worker. */
+  static async createFromCatalog(o, env, choice, compiled, started) {
+    const t0 = performance.now();
+    const server = o.catalog === undefined ? FIREFOX_CATALOG : String(o.catalog);
+    const pair = await fetchPair(o.from, o.to, { catalog: server, channel: o.channel, architecture: o.architecture, cache: o.cache,
+      wasmBase: o.wasmBase, signal: o.signal, onProgress: o.onProgress });
+    const [first, second] = pair.steps;
+    const route = pair.plan.steps.map((s) => `${s.source}->${s.target}`).join(', ');
+    const name = `the catalogue's ${route} model${second ? 's' : ''} (${server})`;
+    const model = { source: 'catalog', url: server, sha256: null, warnings: [], ms: performance.now() - t0, fromCache: pair.fromCache,
+      files: pair.steps.flatMap((s) => s.files.map((f) => ({ name: f.name, source: pair.fromCache ? 'cache' : 'network', url: null,
+        sha256: null, bytes: f.bytes.byteLength, gzip: false }))),
+      catalog: { from: o.from, to: o.to, pivot: pair.plan.pivot, architecture: pair.plan.architecture, downloadBytes: pair.plan.downloadBytes,
+        steps: pair.plan.steps.map((s) => ({ from: s.source, to: s.target, architecture: s.architecture, version: s.version })) } };
+    return Translator.start({ o, env, choice, compiled, started, model, name, what: name, bytes: null,
+      marian: { files: first.files, options: {} }, secondMarian: second ? { files: second.files, options: {} } : null });
+  }
+
+  /** @private Starts the engine on a .tfm (`bytes`) or a Marian folder (`marian`; with `secondMarian`, a pair through English). */
+  static async start({ o, env, choice, compiled, started, model, name, what, bytes, marian, secondMarian = null }) {
     const progress = o.onProgress ?? (() => {});
     const { wasmModule, files } = await compiled;
     const loadedMs = performance.now() - started;
@@ -106,7 +135,7 @@ export class Translator {
     let translator = null;
     const early = [];  // fallbacks reported before the Translator exists
     const onFallback = (message) => (translator ? translator.fellBack(message) : early.push(message));
-    const host = new EngineHost({ glueUrl: files.glue, wasmModule, model: bytes, marian, threads: choice.threads, variant: choice.variant,
+    const host = new EngineHost({ glueUrl: files.glue, wasmModule, model: bytes, marian, secondMarian, threads: choice.threads, variant: choice.variant,
       backend: choice.backend, backendReason: choice.backendReason, requestedBackend: choice.requestedBackend }, env.worker, { onFallback });
     let abortStart;
     const aborted = new Promise((_, reject) => {
@@ -149,7 +178,7 @@ export class Translator {
       memory: {
         ...engine.memory,
         // the model bytes the page keeps to restart the engine (after an abort)
-        keptModelBytes: bytes.byteLength,
+        keptModelBytes: bytes.byteLength + (host.startMessage.second?.byteLength ?? 0),
       },
       gpu: engine.gpu,
       model: {
@@ -159,6 +188,8 @@ export class Translator {
         source: model.source,
         // A Marian folder: what the importer read and said, and each file's origin.
         ...(marian ? { marian: engine.marian, files: model.files } : {}),
+        // A catalogue pair: the route (one model, or two through English), versions, architecture.
+        ...(model.catalog ? { catalog: model.catalog } : {}),
       },
       load: {
         // model bytes (download, cache or file) and wasm compilation run side by side

@@ -1,9 +1,10 @@
 // The Worker that runs the engine: a module Worker in browsers, a worker_threads Worker in Node.
 // It owns one Engine and answers the host's messages (engine-host.js) one at a time, after saying
 // {type: 'listening'} (the host sends nothing before, so no message can arrive before the handler):
-//   {type: 'start', glueUrl, wasmModule, model, marian, threads, variant, backend, backendReason, requestedBackend}
-//                                           -> {type: 'ready', info, tfm} | {type: 'failed', message, modelRefusal}
-//                                              (tfm: the .tfm imported from a Marian folder `marian`, else null)
+//   {type: 'start', glueUrl, wasmModule, model, marian, second, secondMarian, threads, variant, backend, backendReason, requestedBackend}
+//                                           -> {type: 'ready', info, tfm, secondTfm} | {type: 'failed', message, modelRefusal}
+//                                              (tfm: the .tfm imported from a Marian folder `marian`, else null;
+//                                              secondTfm: that of `secondMarian`, the en->target model of a pair through English)
 //                                              (modelRefusal: what the engine said of a model it could not read, else null)
 //   {type: 'translate', id, texts, options} -> {type: 'result', id, results, translateMs, backend, gpu}
 //                                              | {type: 'error', id, message, code, input, trap} (a TranslationError's fields, else code null;
@@ -33,8 +34,10 @@ port.onMessage(async (message) => {
       engine = await Engine.create(message);
       engine.onFallback = (text) => port.post({ type: 'fallback', message: text });
       const tfm = engine.importedTfm;
+      const secondTfm = engine.importedSecondTfm;
       engine.importedTfm = null;
-      port.post({ type: 'ready', info: engine.info(), tfm }, tfm ? [tfm.buffer] : []);
+      engine.importedSecondTfm = null;
+      port.post({ type: 'ready', info: engine.info(), tfm, secondTfm }, [tfm?.buffer, secondTfm?.buffer].filter(Boolean));
     } catch (e) {
       port.post({ type: 'failed', message: messageOf(e), modelRefusal: e?.refusal ?? null });
     }

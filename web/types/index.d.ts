@@ -67,7 +67,9 @@ export interface CacheLike {
 
 export type ProgressEvent =
   /** Downloading: `total` is 0 when neither the server nor the registry says the size. */
-  | { phase: 'download'; loaded: number; total: number; url: string; file?: number; files?: number; name?: string }
+  | { phase: 'download'; loaded: number; total: number; url: string; file?: number; files?: number; name?: string;
+      /** A catalogue pair: its models ('fr->en, en->de'); `total` counts all of their files not cached. */
+      pair?: string }
   /**
    * The model bytes are here (from the network, the cache, a file or memory). For a Marian folder
    * the download and loaded events are per file: `file` is its index in `files`, `name` its name.
@@ -124,7 +126,9 @@ export interface CreateOptions {
   onFallback?: (event: FallbackEvent) => void;
   /**
    * Where downloaded models are kept: true (default: the Cache API cache 'tformer-models-v1' when
-   * the runtime has one), false (never), a cache name, or a cache object.
+   * the runtime has one), false (never), a cache name, or a cache object. For a catalogue pair:
+   * in Node the folder the CLI uses ($XDG_CACHE_HOME/tformer or ~/.cache/tformer; a string is that
+   * folder), in browsers the Cache API cache 'tformer-catalog-v1' (a string is its name).
    */
   cache?: boolean | string | CacheLike;
   /** Cancels the download and the engine start. */
@@ -290,8 +294,17 @@ export interface ModelDescription {
   fileBytes: number;
   url: string | null;
   sha256: string | null;
-  /** Where the bytes came from ('files': a Marian folder; see `files`). */
-  source: 'network' | 'cache' | 'file' | 'memory' | 'files';
+  /** Where the bytes came from ('files': a Marian folder; see `files`; 'catalog': a catalogue pair). */
+  source: 'network' | 'cache' | 'file' | 'memory' | 'files' | 'catalog';
+  /** A catalogue pair (`from`/`to`): its route, one model or two through English. */
+  catalog?: {
+    from: string;
+    to: string;
+    pivot: boolean;
+    architecture: string;
+    downloadBytes: number;
+    steps: { from: string; to: string; architecture: string; version: string }[];
+  };
   /** A Marian folder: what the importer read and said. */
   marian?: {
     name: string;
@@ -348,10 +361,56 @@ export interface TranslatorInfo {
   queued: number;
 }
 
+/**
+ * A language pair of a model catalogue (default Firefox's, `catalog`) instead of `model`: its files
+ * are downloaded (one progress total), checked against the catalogue's sizes and sha256, unpacked
+ * (zstd) and cached the first time. A pair without a direct model is translated through English.
+ */
+export interface CatalogCreateOptions extends Omit<CreateOptions, 'model' | 'sha256' | 'size'> {
+  from: string;
+  to: string;
+  /** The catalogue's Remote Settings server (default Firefox's, FIREFOX_CATALOG). */
+  catalog?: string | URL;
+  /** The records of which channel: 'release' (default), 'beta' or 'nightly'. */
+  channel?: 'release' | 'beta' | 'nightly';
+  /** Only models of this architecture ('tiny', 'base', 'base-memory'); default: the newest of any. */
+  architecture?: string;
+  /** Not with a pair: the catalogue gives each file's hash and size. */
+  model?: never;
+  sha256?: never;
+  size?: never;
+}
+
+/** A language pair of a model catalogue (Translator.pairs). */
+export interface CatalogPair {
+  from: string;
+  to: string;
+  /** Translated through English with two models. */
+  pivot: boolean;
+  /** Of its models: 'tiny', 'base', ... ('tiny+base' when the two of a pivot differ). */
+  architecture: string;
+  /** Bytes to download (all of its files, cached or not). */
+  downloadBytes: number;
+}
+
+export interface PairsOptions {
+  catalog?: string | URL;
+  channel?: 'release' | 'beta' | 'nightly';
+  architecture?: string;
+  cache?: boolean | string | CacheLike;
+  signal?: AbortSignal;
+  wasmBase?: string | URL;
+}
+
+/** Firefox's Remote Settings server, the default catalogue. */
+export const FIREFOX_CATALOG: string;
+
 export class Translator {
   private constructor();
   /** Loads a model (with progress, cache and sha256 check) and starts the engine in a Worker. */
-  static create(options: CreateOptions): Promise<Translator>;
+  static create(options: CreateOptions | CatalogCreateOptions): Promise<Translator>;
+  /** The pairs of a model catalogue (default Firefox's): only its list of files is fetched. */
+  static pairs(options?: PairsOptions): Promise<CatalogPair[]>;
   readonly info: TranslatorInfo;
   translate(text: string, options?: TranslateOptions): Promise<Translation>;
   translate(texts: string[], options?: TranslateOptions): Promise<Translation[]>;

@@ -24,6 +24,9 @@ enum class ErrorCode {
   kInvalidValues,    // values given to a session: a wrong count, NaN, token ids outside the vocabulary
   kResources,        // threads or memory the engine could not have
   kInternal,         // anything else: a library's failure, or a bug
+  // Codes added later keep the numbers above as they were.
+  kInvalidCatalog,   // a model catalogue not in Firefox's format, or without models for the pair asked for
+  kDownload,         // a download that failed or is not what its catalogue record says (size, sha256, zstd)
 };
 
 // The step of the engine's work that refused.
@@ -43,6 +46,9 @@ enum class Phase {
   kProjectsOnCpuOnly,
   kComputeOnCpu,
   kResults,
+  // Phases added later keep the numbers above as they were.
+  kCatalog,    // reading a model catalogue and choosing a pair's files (tformer/catalog.h)
+  kDownload,   // fetching, checking and unpacking a catalogue's files
 };
 
 class Error : public std::exception {

@@ -3,6 +3,7 @@
 import {
   Translator, loadRegistry, findModels, withVariant, ModelLoadError, ModelFormatError, ModelTooLargeError, InvalidTextError,
   TranslationError, SupersededError, TranslatorDisposedError, chunksOf, CHUNK_CHARS, paragraphAlignment, decideBackend, AUTO_MIN_PROJECTION,
+  FIREFOX_CATALOG,
   type Translation, type ModelVariant, type TranslatorInfo, type ProgressEvent, type FallbackEvent,
 } from 'tformer-wasm';
 
@@ -109,5 +110,16 @@ export async function example(): Promise<string> {
   await t.translate('x', { beamSize: 4 });
   // @ts-expect-error: html is true or false
   await t.translate('x', { html: 'yes' });
+  // A pair of Firefox's model catalogue, through English where needed.
+  const pairs = await Translator.pairs({ channel: 'release' });
+  const pair = await Translator.create({ from: pairs[0].from, to: 'de', catalog: FIREFOX_CATALOG, architecture: 'tiny' });
+  const route = pair.info.model.catalog?.steps.map((s) => `${s.from}->${s.to}`).join(', ');
+  // @ts-expect-error: a pair needs both languages
+  await Translator.create({ from: 'fr' });
+  // @ts-expect-error: no such channel
+  await Translator.create({ from: 'fr', to: 'de', channel: 'aurora' });
+  // @ts-expect-error: a catalogue pair brings its own hashes
+  await Translator.create({ from: 'fr', to: 'de', sha256: 'ab' });
+  console.log(route);
   return `${variant} ${many.length} ${weights?.length} ${pieces.length} ${ms}`;
 }

@@ -1,0 +1,136 @@
+// The npm package's catalogue pairs (Translator.create({from, to, catalog}), Translator.pairs) in
+// Node, against the local catalogue in Firefox's format (make_catalog.py, server.py): a direct pair
+// and a pivot pair translate token for token as their Marian folders given as `model: {files}`
+// (the pivot as the first folder's sentences through the second, one at a time); the download has
+// one progress total; the files land in the CLI's cache layout and a cached pair starts with the
+// server gone; failures are clear and leave nothing broken in the cache.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const pkg = await import(path.join(ROOT, 'web', 'src', 'index.js'));
+const { Translator } = pkg;
+const SENTENCES = ['Bonjour tout le monde.', 'Un chien joue dans le parc. Deux femmes lisent.', 'Pourquoi?'];
+const PLAIN = { passthrough: false, repetitionGuard: false };
+let work, made, server, url;
+
+function serve(catalog) {
+  const child = spawn('/usr/bin/python3', [path.join(ROOT, 'tests', 'catalog', 'server.py'), catalog]);
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      const m = /listening on (\S+)/.exec(String(d));
+      if (m) resolve({ child, url: m[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
+  });
+}
+
+before(async () => {
+  work = mkdtempSync(path.join(tmpdir(), 'tformer-catalog-package-'));
+  made = path.join(work, 'made');
+  const r = spawnSync('/usr/bin/python3', [path.join(ROOT, 'tests', 'catalog', 'make_catalog.py'), made], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  ({ child: server, url } = await serve(path.join(made, 'catalog')));
+});
+
+after(() => {
+  server?.kill();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const folder = (name) => ({ files: readdirSync(path.join(made, 'folders', name)).map((f) => path.join(made, 'folders', name, f)) });
+const tokens = (results) => results.map((r) => r.sentences.map((s) => [...s.tokens]));
+const cacheDir = (name) => path.join(work, name);
+
+test('Translator.pairs lists direct and pivot pairs with architecture and size, downloading no model', async () => {
+  const pairs = await Translator.pairs({ catalog: url, cache: cacheDir('pairs') });
+  const find = (from, to) => pairs.find((p) => p.from === from && p.to === to);
+  assert.deepEqual({ ...find('fr', 'en'), downloadBytes: 0 }, { from: 'fr', to: 'en', pivot: false, architecture: 'tiny', downloadBytes: 0 });
+  assert.equal(find('fr', 'de').pivot, true);
+  assert.equal(find('fr', 'de').architecture, 'tiny+base');
+  assert.ok(find('fr', 'de').downloadBytes > find('fr', 'en').downloadBytes);
+  await assert.rejects(Translator.pairs({ catalog: url, channel: 'aurora' }), /channel/);
+});
+
+test('a direct pair: token-identical to its folder; one progress total; cached in the CLI layout, then offline', async () => {
+  const events = [];
+  const cache = cacheDir('direct');
+  const t = await Translator.create({ from: 'fr', to: 'en', catalog: url, cache, threads: 1, onProgress: (e) => events.push(e) });
+  const ref = await Translator.create({ model: folder('fren'), threads: 1 });
+  try {
+    assert.deepEqual(tokens(await t.translate(SENTENCES, PLAIN)), tokens(await ref.translate(SENTENCES, PLAIN)));
+    const downloads = events.filter((e) => e.phase === 'download');
+    assert.ok(downloads.length >= 2);
+    assert.ok(downloads.every((e) => e.total === downloads[0].total && e.pair === 'fr->en'));
+    assert.equal(downloads.at(-1).loaded, downloads[0].total);
+    assert.equal(t.info.model.catalog.steps[0].version, '1.0');
+    assert.equal(t.info.model.source, 'catalog');
+  } finally {
+    t.dispose();
+    ref.dispose();
+  }
+  const dir = readdirSync(cache).find((d) => d.startsWith('catalog-'));
+  assert.deepEqual(readdirSync(path.join(cache, dir, 'fr-en', '1.0-tiny')).sort(),
+    ['lex.50.50.fren.s2t.bin', 'model.fren.intgemm.alphas.bin', 'vocab.fren.spm']);
+  // The server gone: the cached pair still starts, with nothing downloaded.
+  const { child, url: other } = await serve(path.join(made, 'catalog'));
+  const c2 = cacheDir('offline');
+  (await Translator.create({ from: 'fr', to: 'en', catalog: other, cache: c2, threads: 1 })).dispose();
+  child.kill();
+  await new Promise((r) => child.on('exit', r));
+  const again = [];
+  const t2 = await Translator.create({ from: 'fr', to: 'en', catalog: other, cache: c2, threads: 1, onProgress: (e) => again.push(e) });
+  assert.equal(again.filter((e) => e.phase === 'download').length, 0);
+  t2.dispose();
+  await assert.rejects(Translator.create({ from: 'fr', to: 'en', catalog: other, cache: cacheDir('none'), threads: 1 }),
+    (e) => e.name === 'ModelLoadError' && /no copy of this catalogue is cached/.test(e.message));
+});
+
+test('a pivot pair through English: token-identical to its two folders, sentence by sentence; streaming', async () => {
+  const t = await Translator.create({ from: 'fr', to: 'de', catalog: url, cache: cacheDir('pivot'), threads: 1 });
+  const fr = await Translator.create({ model: folder('fren'), threads: 1 });
+  const en = await Translator.create({ model: folder('ende'), threads: 1 });
+  try {
+    assert.equal(t.info.model.catalog.pivot, true);
+    const got = await t.translate(SENTENCES, PLAIN);
+    const first = await fr.translate(SENTENCES, PLAIN);
+    for (const [i, r] of first.entries()) {
+      const second = await en.translate(r.sentences.map((s) => s.text), { ...PLAIN, splitSentences: false });
+      assert.deepEqual(got[i].sentences.map((s) => [...s.tokens]), second.map((x) => [...x.sentences[0].tokens]));
+      assert.equal(got[i].sentences[0].source, r.sentences[0].source);
+    }
+    const streamed = [];
+    for await (const s of t.translateStream(SENTENCES, PLAIN)) streamed.push(s.text);
+    assert.deepEqual(streamed, got.flatMap((r) => r.sentences.map((s) => s.text)));
+    const html = await t.translate('<p>Bonjour <b>tout</b> le monde.</p>', { ...PLAIN, html: true });
+    assert.match(html.text, /^<p>.*<\/p>$/);
+  } finally {
+    t.dispose();
+    fr.dispose();
+    en.dispose();
+  }
+});
+
+test('wrong hash, 404, cut download and zstd bombs: clear errors, nothing cached; bad options refused', async () => {
+  const expect = { xa: /does not match its sha256/, xb: /HTTP status 404/, xc: /truncated/, xd: /decompresses to more than/,
+    xe: /more than the/, xf: /decompressedHash/ };
+  for (const [lang, message] of Object.entries(expect)) {
+    const cache = cacheDir(`fail-${lang}`);
+    await assert.rejects(Translator.create({ from: lang, to: 'en', catalog: url, cache, threads: 1 }),
+      (e) => e.name === 'ModelLoadError' && message.test(e.message));
+    const dir = existsSync(cache) ? readdirSync(cache).find((d) => d.startsWith('catalog-')) : null;
+    const pairDir = dir && path.join(cache, dir, `${lang}-en`);
+    const left = pairDir && existsSync(pairDir) ? readdirSync(pairDir, { recursive: true }).map(String) : [];
+    assert.ok(!left.some((f) => f.includes('model.') || f.includes('.part-')), `${lang}: ${left}`);
+  }
+  await assert.rejects(Translator.create({ from: 'fr', to: 'xx', catalog: url, cache: cacheDir('x'), threads: 1 }),
+    /cannot translate fr to xx/);
+  await assert.rejects(Translator.create({ from: 'fr', catalog: url }), /option 'to'/);
+  await assert.rejects(Translator.create({ from: 'fr', to: 'en', model: 'x.tfm' }), /either 'model' or 'from'/);
+  await assert.rejects(Translator.create({ model: 'x.tfm', channel: 'beta' }), /go with 'from' and 'to'/);
+});

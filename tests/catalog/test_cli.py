@@ -1,0 +1,258 @@
+#!/usr/bin/python3
+"""`tformer models` and `tformer translate --from --to` against a local catalogue in Firefox's format
+(tests/catalog/make_catalog.py, served by tests/catalog/server.py).
+
+- A catalogue pair translates token for token as the same Marian folder loaded with -m (text and
+  score); a pivot pair as the two folders run one after the other (one sentence per line), also
+  with --html.
+- Release sees version 1.0 although Nightly's 1.1a1 is newer (and --channel nightly takes 1.1a1);
+  the qualityModel record is never fetched.
+- A wrong hash, a 404, a download cut short, two zstd bombs and a wrong decompressedHash each give
+  exit status 1 and a message naming what differs, leave nothing of the file in the cache, and the
+  next attempt downloads again.
+- A cached pair works with the server gone, with no request at all while it is up; without a cache
+  the error says so. A cached file that was damaged is downloaded again. A malformed or hostile
+  catalogue is refused with a message.
+
+Usage: tests/catalog/test_cli.py [--keep DIR]    (ends with "N passed, N failed")
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import make_catalog  # noqa: E402
+from server import CatalogServer  # noqa: E402
+
+TFORMER = os.environ.get("TFORMER", os.path.join(ROOT, "build", "tformer"))
+LINES = ["Bonjour tout le monde.", "Un chien joue dans le parc.", "Pourquoi?", "Deux femmes lisent un livre."]
+RESULTS = {"passed": 0, "failed": 0}
+
+
+def check(name, fn):
+    t0 = time.time()
+    try:
+        fn()
+    except Exception:  # a test's failure is reported, the others still run
+        RESULTS["failed"] += 1
+        print(f"FAIL {name}\n{traceback.format_exc()}", flush=True)
+        return
+    RESULTS["passed"] += 1
+    print(f"ok   {name} ({time.time() - t0:.1f} s)", flush=True)
+
+
+def run(*args, stdin="\n".join(LINES) + "\n"):
+    return subprocess.run([TFORMER, *args], input=stdin, capture_output=True, text=True, timeout=300)
+
+
+def ok(r):
+    assert r.returncode == 0, f"exit {r.returncode}\n{r.stderr}"
+    return r.stdout
+
+
+class Env:
+    def __init__(self, work, index):
+        self.work = work
+        self.index = index
+        self.server = CatalogServer(index["catalog"]).start()
+        self.caches = 0
+
+    def cache(self):
+        self.caches += 1
+        return os.path.join(self.work, f"cache{self.caches}")
+
+    def args(self, cache, server=None):
+        return ["--catalog", server or self.server.url, "--cache", cache]
+
+    def files_in(self, cache, pair):
+        out = []
+        for root, _, files in os.walk(cache):
+            if f"/{pair}/" in root + "/":
+                out += files
+        return out
+
+    def requested(self, part):
+        return sum(part in p for p in self.server.requests)
+
+
+def tests(env: Env):
+    folders = env.index["folders"]
+    shared = env.cache()
+
+    def models_list():
+        out = ok(run("models", *env.args(shared)))
+        rows = {tuple(l.split()[:3]) for l in out.splitlines()[1:-1]}
+        assert ("fr", "en", "direct") in rows and ("en", "de", "direct") in rows, out
+        assert ("fr", "de", "via") in rows, out
+        assert "tiny+base" in out and "fr     de" in out and "no" in out.splitlines()[2], out
+        assert env.requested("qualityModel") == 0
+        assert env.requested("/attachments/") == 0, "models must download no model file"
+    check("models: pairs, direct and through English, with architecture and size; nothing downloaded", models_list)
+
+    def direct():
+        for extra in ([], ["--scores"], ["--beam", "3", "--nbest", "2"], ["--no-shortlist", "--scores"]):
+            expected = ok(run("translate", "-m", folders["fren"], *extra))
+            got = run("translate", "--from", "fr", "--to", "en", *env.args(shared), *extra)
+            assert ok(got) == expected, (extra, got.stdout, expected)
+        assert "downloading fr->en" in run("translate", "--from", "fr", "--to", "en", *env.args(env.cache())).stderr
+        # The nightly version (other weights) is not what release gets.
+        assert ok(run("translate", "-m", folders["fren-nightly"])) != ok(run("translate", "-m", folders["fren"]))
+        assert sorted(os.listdir(os.path.join(shared, os.listdir(shared)[0], "fr-en"))) == ["1.0-tiny"]
+    check("direct pair: token-identical to the same Marian folder (text, scores, n-best, shortlist off); "
+          "release takes 1.0, not Nightly's newer 1.1a1", direct)
+
+    def nightly():
+        c = env.cache()
+        got = ok(run("translate", "--from", "fr", "--to", "en", "--channel", "nightly", "--scores", *env.args(c)))
+        assert got == ok(run("translate", "-m", folders["fren-nightly"], "--scores"))
+        assert os.path.isdir(os.path.join(c, os.listdir(c)[0], "fr-en", "1.1a1-tiny"))
+    check("--channel nightly takes the Nightly-only 1.1a1", nightly)
+
+    def quality_model():
+        assert env.requested("qualityModel") == 0
+        records = json.load(open(os.path.join(env.index["catalog"], "records.json")))["data"]
+        loc = [r["attachment"]["location"] for r in records if r["fileType"] == "qualityModel"][0]
+        assert env.requested(loc) == 0
+        assert not any("qualityModel" in f for f in env.files_in(shared, "fr-en"))
+    check("the qualityModel record is never downloaded", quality_model)
+
+    def pivot():
+        c = env.cache()
+        one = ok(run("translate", "-m", folders["fren"], "--no-split"))
+        for extra in ([], ["--scores"]):
+            expected = ok(run("translate", "-m", folders["ende"], "--no-split", *extra, stdin=one))
+            got = run("translate", "--from", "fr", "--to", "de", *env.args(c), *extra)
+            assert ok(got) == expected, (got.stdout, expected)
+        assert "downloading fr->en, en->de" in run("translate", "--from", "fr", "--to", "de", *env.args(env.cache())).stderr
+    check("pivot pair fr->de: token-identical to fr->en then en->de, one sentence per line", pivot)
+
+    def pivot_html():
+        html = "<p>Bonjour <b>tout</b> le monde.</p>\n<i>Un chien</i> joue <a href=\"x\">ici</a>.\n"
+        one = ok(run("translate", "-m", folders["fren"], "--html", stdin=html))
+        expected = ok(run("translate", "-m", folders["ende"], "--html", stdin=one))
+        got = ok(run("translate", "--from", "fr", "--to", "de", "--html", *env.args(shared), stdin=html))
+        assert got == expected, (got, expected)
+        assert got.splitlines()[0].startswith("<p>") and "<b>" in got and 'href="x"' in got, got
+    check("pivot pair with --html: the markup goes through both steps", pivot_html)
+
+    def failures():
+        expect = {"xa": "does not match its sha256", "xb": "HTTP status 404", "xc": "transfer closed",
+                  "xd": "decompresses to more than the", "xe": "more than the", "xf": "does not match its decompressedHash"}
+        for lang, message in expect.items():
+            c = env.cache()
+            model_loc = [r["attachment"]["location"] for r in
+                         json.load(open(os.path.join(env.index["catalog"], "records.json")))["data"]
+                         if r["sourceLanguage"] == lang and r["fileType"] == "model"][0]
+            before = env.requested(model_loc)
+            r = run("translate", "--from", lang, "--to", "en", *env.args(c))
+            assert r.returncode == 1 and message in r.stderr and r.stdout == "", (lang, r.returncode, r.stderr)
+            assert "tformer: error:" in r.stderr and "Traceback" not in r.stderr
+            left = env.files_in(c, f"{lang}-en")
+            assert not any(f.startswith("model.") for f in left), (lang, left)
+            assert not any(".part-" in f for f in left), (lang, left)
+            r = run("translate", "--from", lang, "--to", "en", *env.args(c))
+            assert r.returncode == 1 and message in r.stderr
+            assert env.requested(model_loc) == before + 2, f"{lang}: the next attempt must download again"
+    check("wrong hash, 404, truncated download, zstd bombs, wrong decompressedHash: clear errors, nothing broken "
+          "cached, the next attempt downloads again", failures)
+
+    def offline():
+        c = env.cache()
+        online = ok(run("translate", "--from", "fr", "--to", "de", *env.args(c)))
+        n = len(env.server.requests)
+        assert ok(run("translate", "--from", "fr", "--to", "de", *env.args(c))) == online
+        assert len(env.server.requests) == n, "a cached pair must need no request"
+        # The server gone: the cached pair still translates; `models` lists the cached catalogue.
+        gone = CatalogServer(env.index["catalog"]).start()
+        url = gone.url
+        c2 = env.cache()
+        ok(run("translate", "--from", "fr", "--to", "en", *env.args(c2, url)))
+        gone.stop()
+        r = run("translate", "--from", "fr", "--to", "en", *env.args(c2, url))
+        assert ok(r) == ok(run("translate", "-m", folders["fren"])), r.stderr
+        r = run("models", *env.args(c2, url))
+        assert r.returncode == 0 and "using the catalogue as cached" in r.stderr and "yes" in r.stdout, r
+        # Not cached: a pair of the cached catalogue whose files are not there, and no cache at all.
+        r = run("translate", "--from", "en", "--to", "de", *env.args(c2, url))
+        assert r.returncode == 1 and "cannot download" in r.stderr, r.stderr
+        r = run("translate", "--from", "fr", "--to", "en", *env.args(env.cache(), url))
+        assert r.returncode == 1 and "no copy of this catalogue is cached" in r.stderr, r.stderr
+    check("offline: a cached pair needs no request and works with the server gone; without a cache a clear error", offline)
+
+    def damaged_cache():
+        c = env.cache()
+        ok(run("translate", "--from", "fr", "--to", "en", *env.args(c)))
+        model = [os.path.join(root, f) for root, _, files in os.walk(c) for f in files if f.startswith("model.")][0]
+        with open(model, "r+b") as f:
+            f.seek(1000)
+            b = f.read(1)
+            f.seek(1000)
+            f.write(bytes([b[0] ^ 0xff]))
+        r = run("translate", "--from", "fr", "--to", "en", *env.args(c))
+        assert ok(r) == ok(run("translate", "-m", folders["fren"])) and "downloading it again" in r.stderr, r.stderr
+    check("a damaged cached file is checked, dropped and downloaded again", damaged_cache)
+
+    def bad_catalogues():
+        cases = {
+            "not json": ("records", b"<html>oops</html>", "is not JSON"),
+            "hostile location": ("location", "../../../etc/passwd", "not a relative path"),
+            "no base url": ("server", None, "base_url"),
+        }
+        for name, (what, value, message) in cases.items():
+            d = os.path.join(env.work, "bad-" + name.replace(" ", "-"))
+            shutil.copytree(env.index["catalog"], d)
+            if what == "records":
+                open(os.path.join(d, "records.json"), "wb").write(value)
+            elif what == "location":
+                doc = json.load(open(os.path.join(d, "records.json")))
+                doc["data"][0]["attachment"]["location"] = value
+                json.dump(doc, open(os.path.join(d, "records.json"), "w"))
+            s = CatalogServer(d).start()
+            url = s.url if what != "server" else s.url.replace("/v1", "/nothing")
+            r = run("translate", "--from", "fr", "--to", "en", *env.args(env.cache(), url))
+            s.stop()
+            assert r.returncode == 1 and (message in r.stderr or "HTTP status 404" in r.stderr), (name, r.stderr)
+        r = run("translate", "--from", "fr", "--to", "xx", *env.args(shared))
+        assert r.returncode == 1 and "cannot translate fr to xx" in r.stderr, r.stderr
+        r = run("translate", "--from", "fr", "--to", "en", "-m", folders["fren"], *env.args(shared))
+        assert r.returncode == 2
+        r = run("translate", "--from", "fr", *env.args(shared))
+        assert r.returncode == 2 and "--from and --to" in r.stderr
+        r = run("translate", "--from", "fr", "--to", "en", "--channel", "aurora", *env.args(shared))
+        assert r.returncode == 2
+    check("malformed and hostile catalogues, unknown pairs and bad flags: clear errors", bad_catalogues)
+
+
+def main(argv):
+    p = argparse.ArgumentParser()
+    p.add_argument("--keep", help="keep the work folder here")
+    a = p.parse_args(argv)
+    work = a.keep or tempfile.mkdtemp(prefix="tformer-catalog-")
+    os.makedirs(work, exist_ok=True)
+    try:
+        t0 = time.time()
+        make_catalog.main([os.path.join(work, "made")])
+        index = json.load(open(os.path.join(work, "made", "index.json")))
+        print(f"catalogue written in {time.time() - t0:.1f} s", flush=True)
+        env = Env(work, index)
+        tests(env)
+        env.server.stop()
+    finally:
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
+    return 1 if RESULTS["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

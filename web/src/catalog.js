@@ -1,0 +1,282 @@
+// A model catalogue in Firefox's format (Remote Settings, collection translations-models-v2): the
+// package's side. The rules (which records a channel sees, the newest version of each pair, its
+// files, the route through English) and the checks of every file (size, both sha256, zstd with a
+// bound) are the engine's (core/src/catalog, through Module.Catalog: wasm/bindings/catalog.cc),
+// run in the single-threaded wasm build on this thread; this file fetches with progress and keeps
+// what passed the checks:
+//   Node      the folder the CLI uses ($XDG_CACHE_HOME/tformer or ~/.cache/tformer, or `cache`
+//             given as a path), in the CLI's layout, so that a pair fetched by either is cached for both;
+//   browsers  the Cache API (cache name 'tformer-catalog-v1', or `cache` given as a name or a Cache).
+// The catalogue's documents are cached too: a cached pair works offline.
+import { isNode } from './environment.js';
+import { variantFiles, compileWasm } from './wasm-files.js';
+import { ModelLoadError } from './errors.js';
+
+export const FIREFOX_CATALOG = 'https://firefox.settings.services.mozilla.com/v1';
+export const CATALOG_CACHE_NAME = 'tformer-catalog-v1';
+
+let modulePromise = null;
+
+// The single-threaded build, instantiated once on this thread for the catalogue's rules.
+function catalogModule(wasmBase) {
+  if (!modulePromise) {
+    modulePromise = (async () => {
+      const files = variantFiles('single', wasmBase);
+      const wasmModule = await compileWasm(files.wasm);
+      const { default: create } = await import(/* webpackIgnore: true */ /* @vite-ignore */ files.glue);
+      return create({
+        instantiateWasm(imports, receive) {
+          WebAssembly.instantiate(wasmModule, imports).then((instance) => receive(instance, wasmModule));
+          return {};
+        },
+      });
+    })();
+    modulePromise.catch(() => { modulePromise = null; });
+  }
+  return modulePromise;
+}
+
+async function sha256Text(text) {
+  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+// ---- the caches ------------------------------------------------------------------------------------
+class FolderCache {
+  constructor(dir) {
+    this.dir = dir;
+  }
+
+  static async open(cache, server) {
+    const path = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:path');
+    const os = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:os');
+    const root = typeof cache === 'string' ? cache
+      : process.env.XDG_CACHE_HOME ? path.join(process.env.XDG_CACHE_HOME, 'tformer') : path.join(os.homedir(), '.cache', 'tformer');
+    return new FolderCache(path.join(root, `catalog-${(await sha256Text(server)).slice(0, 16)}`));
+  }
+
+  async fs() {
+    return import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
+  }
+
+  async get(key) {
+    try {
+      return new Uint8Array(await (await this.fs()).readFile(`${this.dir}/${key}`));
+    } catch {
+      return null;
+    }
+  }
+
+  // Under a temporary name, then renamed: a reader sees the whole file or none.
+  async put(key, bytes) {
+    const fs = await this.fs();
+    const file = `${this.dir}/${key}`;
+    await fs.mkdir(file.slice(0, file.lastIndexOf('/')), { recursive: true });
+    const part = `${file}.part-${process.pid}`;
+    await fs.writeFile(part, bytes);
+    await fs.rename(part, file);
+  }
+
+  async delete(key) {
+    await (await this.fs()).rm(`${this.dir}/${key}`, { force: true });
+  }
+}
+
+class BrowserCache {
+  constructor(cache, server) {
+    this.cache = cache;
+    this.prefix = `${server.replace(/\/+$/, '')}/.tformer-cache/`;
+  }
+
+  static async open(cache, server) {
+    if (cache === false) return null;
+    if (typeof cache === 'object' && cache) return new BrowserCache(cache, server);
+    if (!globalThis.caches) return null;
+    try {
+      return new BrowserCache(await globalThis.caches.open(typeof cache === 'string' ? cache : CATALOG_CACHE_NAME), server);
+    } catch {
+      return null;  // storage disabled (a private window): go without a cache
+    }
+  }
+
+  async get(key) {
+    const r = await this.cache.match(this.prefix + key);
+    return r ? new Uint8Array(await r.arrayBuffer()) : null;
+  }
+
+  async put(key, bytes) {
+    await this.cache.put(this.prefix + key, new Response(bytes));
+  }
+
+  async delete(key) {
+    await this.cache.delete(this.prefix + key);
+  }
+}
+
+async function openCache(cache, server) {
+  if (cache === false) return null;
+  if (isNode() && (cache === undefined || cache === true || typeof cache === 'string')) return FolderCache.open(cache, server);
+  return BrowserCache.open(cache === true ? undefined : cache, server);
+}
+
+// Where a model's file lives in the cache: the CLI's layout (core/cli/catalog_client.h).
+function fileKey(step, file) {
+  const version = step.version.replace(/[^A-Za-z0-9.-]/g, '_');
+  return `${step.source}-${step.target}/${version}-${step.architecture || 'model'}/${file.name}`;
+}
+
+// ---- fetching ---------------------------------------------------------------------------------------
+async function fetchBytes(url, { signal, onBytes, limit }) {
+  let response;
+  try {
+    response = await fetch(url, { signal });
+  } catch (e) {
+    if (signal?.aborted) throw signal.reason;
+    throw new ModelLoadError(`cannot download ${url}: ${e.message}`, { cause: e });
+  }
+  if (!response.ok) throw new ModelLoadError(`cannot download ${url}: HTTP status ${response.status}`);
+  const chunks = [];
+  let received = 0;
+  try {
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.byteLength;
+      if (received > limit) {
+        reader.cancel().catch(() => {});
+        throw new ModelLoadError(`${url} sends more than the ${limit} bytes its record states`);
+      }
+      chunks.push(value);
+      onBytes?.(value.byteLength);
+    }
+  } catch (e) {
+    if (signal?.aborted) throw signal.reason;
+    if (e instanceof ModelLoadError) throw e;
+    // A cut connection: what arrived goes to the checks, which name it truncated.
+  }
+  const bytes = new Uint8Array(received);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  return bytes;
+}
+
+function engineError(e, what) {
+  if (typeof e?.detail === 'string') return new ModelLoadError(`${what}: ${e.detail}`, { cause: e });
+  return e;
+}
+
+/**
+ * The catalogue at `server` as the engine reads it: {module, catalog (a Module.Catalog), base, cache,
+ * fromCache}. The documents are fetched, or read from the cache when the server cannot be reached.
+ */
+export async function openCatalog({ catalog: server = FIREFOX_CATALOG, channel, architecture, cache, wasmBase, signal } = {}) {
+  const M = await catalogModule(wasmBase);
+  const store = await openCache(cache, server);
+  const urls = M.catalogUrls(server);
+  let records, root, fromCache = false;
+  try {
+    root = new TextDecoder().decode(await fetchBytes(urls.server, { signal, limit: 1 << 20 }));
+    records = new TextDecoder().decode(await fetchBytes(urls.records, { signal, limit: 64 << 20 }));
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    const cachedRoot = await store?.get('server.json');
+    const cachedRecords = await store?.get('records.json');
+    if (!cachedRoot || !cachedRecords) {
+      throw new ModelLoadError(`${e.message} (and no copy of this catalogue is cached)`, { cause: e });
+    }
+    root = new TextDecoder().decode(cachedRoot);
+    records = new TextDecoder().decode(cachedRecords);
+    fromCache = true;
+  }
+  let handle, base;
+  try {
+    base = M.catalogAttachmentsBase(root);
+    handle = new M.Catalog(records, { channel: channel ?? 'release', architecture: architecture ?? '' });
+  } catch (e) {
+    throw engineError(e, `the catalogue at ${server}`);
+  }
+  if (!fromCache && store) {
+    await store.put('server.json', new TextEncoder().encode(root)).catch(() => {});
+    await store.put('records.json', new TextEncoder().encode(records)).catch(() => {});
+  }
+  return { module: M, catalog: handle, base, cache: store, fromCache, server };
+}
+
+/** The pairs of a catalogue: [{from, to, pivot, architecture, downloadBytes}]. */
+export async function catalogPairs(options = {}) {
+  const c = await openCatalog(options);
+  try {
+    return c.catalog.pairs().map((p) => ({ from: p.source, to: p.target, pivot: p.pivot, architecture: p.architecture,
+      downloadBytes: p.downloadBytes }));
+  } finally {
+    c.catalog.delete();
+  }
+}
+
+/**
+ * A pair's plan and its files ready for the importer: [{step, files: [{name, bytes}]}] per step
+ * (one, or two through English). Progress: onProgress({phase: 'download', loaded, total, url, pair})
+ * over all the files to download, once before the first byte (loaded 0) and as bytes arrive.
+ */
+export async function fetchPair(from, to, options = {}) {
+  const c = await openCatalog(options);
+  const { signal, onProgress } = options;
+  try {
+    let plan;
+    try {
+      plan = c.catalog.plan(from, to);
+    } catch (e) {
+      throw engineError(e, `the catalogue at ${c.server}`);
+    }
+    const pair = plan.steps.map((s) => `${s.source}->${s.target}`).join(', ');
+    // What is cached and passes the engine's check is used; the rest is downloaded.
+    const ready = new Map();
+    let total = 0;
+    for (const step of plan.steps) {
+      for (const f of step.files) {
+        const key = fileKey(step, f);
+        const bytes = await c.cache?.get(key);
+        if (bytes) {
+          try {
+            c.catalog.check(f.id, bytes);
+            ready.set(f.id, bytes);
+            continue;
+          } catch {
+            await c.cache.delete(key).catch(() => {});
+          }
+        }
+        total += f.size;
+      }
+    }
+    let loaded = 0;
+    if (total > 0) onProgress?.({ phase: 'download', loaded, total, url: c.server, pair });
+    const steps = [];
+    for (const step of plan.steps) {
+      const files = [];
+      for (const f of step.files) {
+        let bytes = ready.get(f.id);
+        if (!bytes) {
+          const downloaded = await fetchBytes(c.base + f.location, {
+            signal, limit: f.size,
+            onBytes: (n) => { loaded += n; onProgress?.({ phase: 'download', loaded, total, url: c.server, pair }); },
+          });
+          try {
+            bytes = c.catalog.unpack(f.id, downloaded);
+          } catch (e) {
+            throw engineError(e, `the catalogue's ${step.source}->${step.target} model`);
+          }
+          await c.cache?.put(fileKey(step, f), bytes).catch(() => {});
+        }
+        files.push({ name: f.name, bytes });
+      }
+      steps.push({ step, files });
+    }
+    return { plan, steps, fromCache: total === 0 };
+  } finally {
+    c.catalog.delete();
+  }
+}
