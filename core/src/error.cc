@@ -71,6 +71,7 @@ const char* phase_name(Phase phase) {
     case Phase::kImport: return "import";
     case Phase::kRequest: return "request";
     case Phase::kTranslate: return "translate";
+    case Phase::kDetect: return "detect";
     case Phase::kNext: return "next";
     case Phase::kEncodeRequest: return "encode_request";
     case Phase::kProvideEncoderOutput: return "provide_encoder_output";
@@ -86,7 +87,8 @@ const char* phase_name(Phase phase) {
 }
 
 bool is_session_call(Phase phase) {
-  return phase != Phase::kLoad && phase != Phase::kImport && phase != Phase::kRequest && phase != Phase::kTranslate;
+  return phase != Phase::kLoad && phase != Phase::kImport && phase != Phase::kRequest && phase != Phase::kTranslate &&
+         phase != Phase::kDetect;
 }
 
 std::string join_alternatives(const std::vector<std::string>& names) {

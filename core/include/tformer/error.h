@@ -32,6 +32,7 @@ enum class Phase {
   kImport,     // converting a Marian model (tformer/marian.h)
   kRequest,    // checking a request: its options and texts (Translator::translate and begin)
   kTranslate,  // translating (Translator::translate, once the request was accepted)
+  kDetect,     // detecting a text's languages (tformer/language_detector.h)
   // The calls of a TranslationSession (tformer/translator.h), one phase each:
   kNext,
   kEncodeRequest,
