@@ -7,7 +7,7 @@ import importlib.util
 import os
 import sys
 
-COMMAND_MODULES = ("aer", "align", "evaluate", "marian", "onnx_export", "quantize", "variants")
+COMMAND_MODULES = ("aer", "align", "evaluate", "marian", "onnx_export", "metadata", "overlap", "quantize", "shortlist", "variants")
 
 
 def cmd_train(args):

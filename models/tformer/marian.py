@@ -4,7 +4,7 @@ Import reads what OPUS-MT and Firefox Translations ship:
 - OPUS-MT: a folder with the model `.npz`, `decoder.yml`, `source.spm`/`target.spm` and the
   `*.vocab.yml` table that gives the token ids (the ids are those of the table, not the
   SentencePiece models'): the .tfm then carries both SentencePiece models and the table(s)
-  (tokenizer type `sentencepiece_vocab`, models/FORMAT.md).
+  (tokenizer type `sentencepiece_vocab`, docs/FORMAT.md).
 - Firefox Translations: `model.*.bin` (float32, or intgemm8 with `*_QuantMultA` activation
   multipliers) with its SentencePiece vocabulary (`vocab.*.spm`, or `srcvocab.*.spm` and
   `trgvocab.*.spm`); the ids are SentencePiece ids. intgemm8 matrices become .tfm `i8` tensors with
@@ -14,7 +14,7 @@ Export writes a Marian model (`model.npz`, `model.bin`, and with --int8 `model.i
 with activation multipliers calibrated on text) plus vocabulary files and a `decoder.yml`, so that
 Marian (marian-decoder) and Bergamot's wasm decode the same weights.
 
-The computation both sides agree on is in /work/shared/MARIAN.md and models/tformer/model.py.
+The computation both sides agree on is in models/MARIAN-IMPORT.md and models/tformer/model.py.
 Anything the engine cannot compute is refused with a message naming the Marian option.
 """
 from __future__ import annotations
@@ -658,7 +658,7 @@ def import_marian(path: str, out_path: str, model=None, vocabs=None, spms=None, 
     tokenizer = tfm.tokenizer_section(tensors, m.src.spm_bytes, m.tgt.spm_bytes,
                                       m.src.table if tables else None, m.tgt.table if tables else None)
     if m.shortlist:
-        # Carried unchanged as the u8 tensor "shortlist" (models/FORMAT.md), checked as the engine checks it.
+        # Carried unchanged as the u8 tensor "shortlist" (docs/FORMAT.md), checked as the engine checks it.
         from .shortlist import LexicalShortlist
         with open(m.shortlist, "rb") as f:
             blob = f.read()
@@ -832,6 +832,13 @@ def export_marian(model_path: str, out_dir: str, formats=("npz", "bin"), int8: b
             with open(os.path.join(out_dir, name), "wb") as fh:
                 fh.write(f.tensors[spec[side]].tobytes())
     written["vocabs"] = sorted(set(vocab_files))
+    # The lexical shortlist, as Firefox Translations ships it beside its models (lex.*.s2t.bin).
+    shortlist_file = None
+    if "shortlist" in f.tensors:
+        shortlist_file = "lex.s2t.bin"
+        with open(os.path.join(out_dir, shortlist_file), "wb") as fh:
+            fh.write(f.tensors["shortlist"].tobytes())
+        written["shortlist"] = shortlist_file
 
     float_items = [mio.item_from_array(m, params[m]) for m in sorted(params)] + [mio.yml_item(yml)]
     models = []
@@ -892,7 +899,9 @@ def export_marian(model_path: str, out_dir: str, formats=("npz", "bin"), int8: b
     with open(os.path.join(out_dir, "decoder.yml"), "w", encoding="utf-8") as fh:
         fh.write(mio.dump_options({"relative-paths": True, "models": [models[0]], "vocabs": vocab_files,
                                    "beam-size": 1, "normalize": 1.0, "max-length-factor": 2.0,
-                                   "mini-batch": 16, "maxi-batch": 100, "maxi-batch-sort": "src"}))
+                                   "mini-batch": 16, "maxi-batch": 100, "maxi-batch-sort": "src",
+                                   # [file, check]: Firefox's configs name the binary file and false
+                                   **({"shortlist": [shortlist_file, "false"]} if shortlist_file else {})}))
         if int8:
             fh.write("# for model.intgemm.alphas.bin: gemm-precision: int8shiftAlphaAll\n")
     written["options"] = opts

@@ -2,7 +2,7 @@
 
 Written for clarity: every formula here is the specification the C++ core is tested against.
 Module and parameter names are chosen so that `state_dict()` keys are the tensor names of the
-`.tfm` file (see models/FORMAT.md), so export is a plain dump.
+`.tfm` file (see docs/FORMAT.md), so export is a plain dump.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reading and writing `.tfm` model files (specification: models/FORMAT.md)."""
+"""Reading and writing `.tfm` model files (specification: docs/FORMAT.md)."""
 from __future__ import annotations
 
 import json
@@ -67,7 +67,7 @@ def store_weight(arr: np.ndarray, weights: str, scales: np.ndarray | None = None
 
 def tokenizer_section(tensors: dict, source_spm: bytes, target_spm: bytes | None = None,
                       source_vocab=None, target_vocab=None) -> dict:
-    """The header's `tokenizer` object, adding its tensors to `tensors` (models/FORMAT.md):
+    """The header's `tokenizer` object, adding its tensors to `tensors` (docs/FORMAT.md):
     SentencePiece models (`sentencepiece`), plus id -> piece tables when the vocabularies are
     Marian's .yml ones (`sentencepiece_vocab`). A side equal to the source side is stored once."""
     if (source_vocab is None) != (target_vocab is None):

@@ -1,6 +1,6 @@
 """SentencePiece tokenization as the engine applies it (the library itself, never re-implemented).
 
-Two kinds of token ids (models/FORMAT.md, `tokenizer.type`):
+Two kinds of token ids (docs/FORMAT.md, `tokenizer.type`):
 - `sentencepiece`: the ids are the SentencePiece model's own ids.
 - `sentencepiece_vocab`: SentencePiece only splits text into pieces; an explicit id -> piece table
   (Marian's `*.vocab.yml`, as OPUS-MT ships it) gives the ids. A piece missing from the table is

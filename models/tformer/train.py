@@ -535,7 +535,7 @@ class Trainer:
               "metadata": {"name": self.recipe["name"], "source_language": self.recipe["source_lang"],
                            "target_language": self.recipe["target_lang"], "train_step": state["step"],
                            "train_epoch": state["epoch"]}}
-        if self.alignment:  # the head the engine reads its alignment from (models/FORMAT.md)
+        if self.alignment:  # the head the engine reads its alignment from (docs/FORMAT.md)
             ck["metadata"]["alignment_head"] = {"layer": self.alignment["layer"], "head": self.alignment["head"]}
         if tag_step:
             torch.save(ck, os.path.join(wd, f"ckpt-{state['step']}.pt"))
@@ -563,9 +563,10 @@ def train(recipe_path: str, max_minutes: float | None = None):
         trainer.close()
 
 
-def prepare_alignment(recipe_path: str, device="cpu", **params):
+def prepare_alignment(recipe_path: str, device="cpu", with_corpus: bool = False, **params):
     """`models/tfm align CONFIG`: the word links of a recipe's training corpus, computed into its
-    token cache (where training with train.guided_alignment reads them) unless already there."""
+    token cache (where training with train.guided_alignment reads them) unless already there.
+    with_corpus: returns (corpus, model config, links) instead of the links alone."""
     from .align import corpus_links
     recipe = load_recipe(recipe_path)
     init_from = recipe["train"].get("init_from")
@@ -582,7 +583,7 @@ def prepare_alignment(recipe_path: str, device="cpu", **params):
     log("links", pairs=len(links), links=int(links.offsets[-1]),
         unlinked_target_tokens=int(corpus.target_lengths().sum() - len(corpus) - len(np.unique(
             np.repeat(np.arange(len(links)), links.counts()) * 4096 + links.target))))
-    return links
+    return (corpus, cfg, links) if with_corpus else links
 
 
 def run_training(t: Trainer, max_minutes: float | None):

@@ -2,7 +2,8 @@
 // The wasm equivalent of `tformer bench`, under node, beside the native build in the same run.
 //
 //   node tests/bench/wasm_bench.mjs --model MODEL.tfm --input FILE [--lines N] [--beam N]
-//        [--max-length N] [--variants mt1,mt2,st,mtr1] [--no-native] [--profile] [--json OUT.json]
+//        [--max-length N] [--variants mt1,mt2,st,mtr1] [--no-native] [--profile] [--no-shortlist]
+//        [--latency N] [--json OUT.json]
 //
 // Rows: the threaded module (tformer-mt) with 1 and 2 threads, the single-threaded one (tformer-st),
 // optionally the threaded relaxed-SIMD one (mtr<threads>: node 22+, build-wasm-relaxed),
@@ -14,6 +15,9 @@
 // with each other token for token (they must be equal: same engine, same rules).
 // --profile: each row also reports where its batch's time went, per phase (the engine's timers,
 // `tformer bench --profile` natively, Module.profileTake in wasm), printed as ms and % per row.
+// --no-shortlist: every row scores the whole vocabulary even where the model has a lexical
+// shortlist. --latency N: every row also translates the first N lines one request each (median and
+// p90 ms per request, as the native rows' `tformer bench` reports for the first 100 lines).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -45,6 +49,7 @@ async function main() {
     beam: { type: 'string', default: '1' }, 'max-length': { type: 'string', default: '0' },
     variants: { type: 'string', default: 'mt1,mt2,st' }, 'no-native': { type: 'boolean', default: false },
     json: { type: 'string' }, profile: { type: 'boolean', default: false },
+    'no-shortlist': { type: 'boolean', default: false }, latency: { type: 'string', default: '0' },
   } });
   if (!a.model || !a.input) {
     console.error('usage: node tests/bench/wasm_bench.mjs --model MODEL.tfm --input FILE [--lines N] [--beam N] [--variants mt1,mt2,st,mtr1]');
@@ -69,6 +74,7 @@ async function main() {
         '--no-passthrough', '--no-repetition-guard'];
       if (maxLength) args.push('--max-length', String(maxLength));
       if (a.profile) args.push('--profile');
+      if (a['no-shortlist']) args.push('--no-shortlist');
       console.error(`native: ${threads} thread(s), beam ${beam}`);
       run(tformer, args);
       native.set(threads, { ...readJson(out), label: `native ${threads}t` });
@@ -80,7 +86,7 @@ async function main() {
     console.error(`wasm ${c.variant}: ${c.threads} thread(s), beam ${beam}`);
     run(process.execPath, [runner, '--model', model, '--input', input, '--variant', c.variant,
       '--threads', String(c.threads), '--beam', String(beam), '--max-length', String(maxLength), '--json', out,
-      ...(a.profile ? ['--profile'] : [])]);
+      ...(a.profile ? ['--profile'] : []), ...(a['no-shortlist'] ? ['--no-shortlist'] : []), '--latency', a.latency]);
     const r = readJson(out);
     r.label = `wasm ${c.variant} ${c.threads}t`;
     const n = native.get(c.threads);
@@ -89,12 +95,15 @@ async function main() {
   }
 
   const all = [...native.values(), ...rows];
-  const head = ['row', 'sent/s', 'tok/s', 'ms/sent', 'peak MB', 'wasm/native'];
+  const head = ['row', 'sent/s', 'tok/s', 'ms/sent', 'peak MB', 'wasm/native', 'request median ms', 'p90 ms'];
+  const median = (r) => r.latency_ms?.median ?? r.latency_median_ms;  // wasm rows / tformer bench
+  const p90 = (r) => r.latency_ms?.p90 ?? r.latency_p90_ms;
   const body = all.map((r) => [r.label, r.sentences_per_s.toFixed(1), r.tokens_per_s.toFixed(0), r.ms_per_sentence.toFixed(2),
-    r.peak_rss_mb.toFixed(0), r.ratio_native ? r.ratio_native.toFixed(2) : '']);
+    r.peak_rss_mb.toFixed(0), r.ratio_native ? r.ratio_native.toFixed(2) : '', median(r)?.toFixed(2) ?? '', p90(r)?.toFixed(2) ?? '']);
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const fmt = (cells) => cells.map((c, i) => (i ? c.padStart(w[i]) : c.padEnd(w[i]))).join('  ');
-  console.log(`${model}: ${lines.length} lines, beam ${beam}${maxLength ? `, max length ${maxLength}` : ''}`);
+  console.log(`${model}: ${lines.length} lines, beam ${beam}${maxLength ? `, max length ${maxLength}` : ''}` +
+    (a['no-shortlist'] ? ', whole vocabulary (--no-shortlist)' : ''));
   console.log([fmt(head), ...body.map(fmt)].join('\n'));
   console.log('wasm/native: target tokens/s of the wasm row / native at the same threads (st: native 1 thread).');
   if (a.profile) {
@@ -116,6 +125,7 @@ async function main() {
   console.log(`load average ${load0.map((x) => x.toFixed(2)).join(' ')} -> ${load1.map((x) => x.toFixed(2)).join(' ')}; ${cpus().length} cores`);
   if (a.json) {
     const meta = { date: new Date().toISOString(), model, input: resolve(a.input), lines: lines.length, beam, max_length: maxLength,
+      shortlist: !a['no-shortlist'],
       cpu: cpus()[0]?.model, cores: cpus().length, loadavg_start: load0, loadavg_end: load1, node: process.version };
     writeFileSync(a.json, JSON.stringify({ meta, native: [...native.values()], wasm: rows.map(({ outputs, ...r }) => r), checks }, null, 1));
   }

@@ -1,5 +1,5 @@
 // Model info on its own (core/src/translation/model_info.*), against the file's header read here
-// independently (models/FORMAT.md: the JSON at offset 24, its length at offset 16).
+// independently (docs/FORMAT.md: the JSON at offset 24, its length at offset 16).
 #include <catch.hpp>
 
 #include <cstring>

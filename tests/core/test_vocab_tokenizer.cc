@@ -1,4 +1,4 @@
-// The vocabulary-table tokenizer (tokenizer type sentencepiece_vocab, models/FORMAT.md): Marian
+// The vocabulary-table tokenizer (tokenizer type sentencepiece_vocab, docs/FORMAT.md): Marian
 // .yml vocabularies as OPUS-MT ships them, where a table, not SentencePiece, gives the ids.
 #include <catch.hpp>
 

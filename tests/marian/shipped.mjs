@@ -3,7 +3,8 @@
 // over a test set: the model is exported to Marian (`models/tfm export-marian`), then both engines
 // translate every line, greedy, float32, one sentence per request, at the same length cap (the
 // primary comparison of parity.mjs: Bergamot with max-length-factor 1.5, tformer with
-// --max-length ceil(1.5 W) + 1, W = source tokens incl. EOS). Every difference is listed.
+// --max-length ceil(1.5 W) + 1, W = source tokens incl. EOS), both with the model's lexical
+// shortlist where it has one. Every difference is listed.
 //
 //   node tests/marian/shipped.mjs MODEL.tfm (--input FILE | --set NAME) [--lines N] [--work DIR]
 //                                 [--json OUT] [--tformer build/tformer]
@@ -72,8 +73,12 @@ async function main() {
   const b = await BergamotNode.start();
   let bg;
   try {
+    // A model with a lexical shortlist: export-marian wrote it as lex.s2t.bin, and Bergamot gets it
+    // as Firefox gives it (tformer reads it from the .tfm).
+    const lex = path.join(marianDir, 'lex.s2t.bin');
     await b.load(readBuffer(path.join(marianDir, 'model.bin')), vocabs.map((v) => readBuffer(path.join(marianDir, v))),
-                 bergamotConfig({precision: 'float32', maxLengthFactor: MATCHED_FACTOR}));
+                 bergamotConfig({precision: 'float32', maxLengthFactor: MATCHED_FACTOR}),
+                 existsSync(lex) ? readBuffer(lex) : null);
     bg = await b.translate(texts);
   } finally {
     await b.close();

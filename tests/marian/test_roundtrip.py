@@ -14,7 +14,7 @@
   corrupted .bin files, corrupted vocabulary tables in a .tfm; each must fail with a clear message.
 
 No real OPUS-MT or Firefox Translations files can be downloaded here; these inputs are built from
-the formats' specification (see /work/shared/MARIAN.md).
+the formats' specification (models/MARIAN-IMPORT.md).
 """
 from __future__ import annotations
 

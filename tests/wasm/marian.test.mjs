@@ -25,7 +25,7 @@ function fixtureSpm() {
   const bytes = readFileSync(fixture('marian', 'model.tfm'));
   const header = JSON.parse(bytes.toString('utf8', 24, 24 + Number(bytes.readBigUInt64LE(16))));
   const t = header.tensors.find((x) => x.name === header.tokenizer.source);
-  const start = Math.ceil((24 + Number(bytes.readBigUInt64LE(16))) / 64) * 64 + t.offset;  // models/FORMAT.md
+  const start = Math.ceil((24 + Number(bytes.readBigUInt64LE(16))) / 64) * 64 + t.offset;  // docs/FORMAT.md
   return new Uint8Array(bytes.subarray(start, start + t.nbytes));
 }
 

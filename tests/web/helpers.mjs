@@ -88,7 +88,7 @@ export class MemoryCache {
 }
 
 // A .tfm file whose JSON header text is replaced by edit(text): the data section is re-aligned to
-// 64 bytes (models/FORMAT.md); tensor offsets are relative to the data section, so they hold.
+// 64 bytes (docs/FORMAT.md); tensor offsets are relative to the data section, so they hold.
 export function withHeaderText(bytes, edit) {
   const view = Buffer.from(bytes);
   const length = Number(view.readBigUInt64LE(16));

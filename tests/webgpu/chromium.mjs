@@ -1,5 +1,6 @@
 // Headless Chromium with WebGPU (SwiftShader without a GPU) and a static server of the repository
-// for the browser tests. Flags: /work/shared/TOOLCHAIN.md ("WebGPU without a GPU").
+// for the browser tests. Without a GPU, `--enable-unsafe-webgpu` in headless Chromium gives a
+// SwiftShader adapter (exact, slow, no shader-f16); the other flags keep a fresh profile quiet.
 import http from 'node:http';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

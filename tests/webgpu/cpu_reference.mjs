@@ -188,7 +188,7 @@ export function rng(seed) {
   };
 }
 
-// Random weights for an encoder with the tensor names of models/FORMAT.md, scaled like
+// Random weights for an encoder with the tensor names of docs/FORMAT.md, scaled like
 // model.py's initialisation (xavier-uniform matrices, small biases, LN near identity).
 export function randomEncoderWeights(cfg, seed) {
   const r = rng(seed);
@@ -220,7 +220,7 @@ export function randomEncoderWeights(cfg, seed) {
 }
 
 // The plan the engine exports (Translator.plan(), core/include/tformer/model_plan.h) for an encoder
-// of randomEncoderWeights(cfg): the tests' own statement of models/FORMAT.md's tensor names, so that
+// of randomEncoderWeights(cfg): the tests' own statement of docs/FORMAT.md's tensor names, so that
 // GpuEncoder can run configurations no model file has. session.test.mjs checks that it equals the
 // engine's plan for every fixture.
 export function encoderPlan(cfg) {

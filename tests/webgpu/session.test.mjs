@@ -61,9 +61,9 @@ function checkCounters(r, t) {
 const modelBytes = (file) => new Uint8Array(readFileSync(file));
 
 // The plan GpuEncoder runs comes from the engine alone; here it is held against the tests' own
-// reading of models/FORMAT.md (encoderPlan) and every tensor it names must be readable.
+// reading of docs/FORMAT.md (encoderPlan) and every tensor it names must be readable.
 for (const name of [...FIXTURES, ...INT8_FIXTURES]) {
-  test(`fixture ${name}: the engine's plan names the file's tensors as models/FORMAT.md says`, { skip: built ? false : skip }, async () => {
+  test(`fixture ${name}: the engine's plan names the file's tensors as docs/FORMAT.md says`, { skip: built ? false : skip }, async () => {
     const wasm = Module ?? (await loadVariant('st'));
     const translator = new wasm.Translator(modelBytes(fixtureFile(name, 'model.tfm')), 1);
     try {

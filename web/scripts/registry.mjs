@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const defaultOut = path.join(repoRoot, 'web', 'demo', 'registry.json');
 
-// The JSON header of a .tfm file (models/FORMAT.md): magic, version, flags, u64 length, JSON.
+// The JSON header of a .tfm file (docs/FORMAT.md): magic, version, flags, u64 length, JSON.
 export function readTfmHeader(file) {
   const fd = openSync(file, 'r');
   try {

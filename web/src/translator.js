@@ -13,7 +13,7 @@ import { chunksOf } from './chunks.js';
 import { joinTranslations } from './results.js';
 import { primeEnvironment } from './environment.js';
 
-// The first bytes of every .tfm file (models/FORMAT.md).
+// The first bytes of every .tfm file (docs/FORMAT.md).
 const TFM_MAGIC = 'TFMODEL\0';
 
 // Where a model came from, for messages: its path (Node files), its URL, or 'the model bytes given'.

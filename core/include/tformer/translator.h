@@ -31,7 +31,8 @@ struct SentenceTranslation {
   std::vector<std::string> target_pieces;  // one per target token of the best hypothesis
   std::vector<Hypothesis> hypotheses;     // best first; nbest of them
   // Row-major [target tokens x source tokens] cross-attention weights of the best hypothesis
-  // (last decoder layer, averaged over heads); empty unless requested.
+  // (the model's alignment head where its metadata names one, else the mean of the last decoder
+  // layer's heads); empty unless requested.
   std::vector<float> alignment;
 };
 
@@ -103,7 +104,7 @@ class Translator {
   std::unique_ptr<TranslationSession> begin(const std::vector<std::string>& texts,
                                             const TranslateOptions& options = {});
 
-  // For an external backend: a weight tensor by its name in models/FORMAT.md, as float32.
+  // For an external backend: a weight tensor by its name in docs/FORMAT.md, as float32.
   TensorFloats tensor_floats(const std::string& name) const;
   // The positional encodings the engine adds, [max_positions, d_model] row-major.
   const std::vector<float>& positions() const;

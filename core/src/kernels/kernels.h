@@ -41,7 +41,7 @@ class Kernels {
   virtual std::unique_ptr<PackedLinear> pack_linear(const float* w, const float* bias, size_t in, size_t out,
                                                     bool relu = false) = 0;
   // The same product with int8 weights q [out, in] and one f32 scale per output row
-  // (W ~ q * scale[row], models/FORMAT.md's i8). Each call quantizes the rows of x to int8 with
+  // (W ~ q * scale[row], docs/FORMAT.md's i8). Each call quantizes the rows of x to int8 with
   // their own scale and zero point (XNNPACK's "qd8", kernels/quantize.h), accumulates in int32 and
   // gives y = acc * row scale * weight scale + b in f32.
   virtual std::unique_ptr<PackedLinear> pack_linear_int8(const int8_t* w, const float* scales, const float* bias,

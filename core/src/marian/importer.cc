@@ -937,7 +937,7 @@ MarianImport import(const std::vector<MarianFile>& files, const MarianImportOpti
   if (Json head = alignment_head(opts, arch.decoder_layers, what); !head.is_null()) metadata["alignment_head"] = head;
 
   // The lexical shortlist (lex.*.s2t.bin): checked as the engine checks it at load, and carried
-  // in the .tfm as the u8 tensor "shortlist" (models/FORMAT.md), the file unchanged.
+  // in the .tfm as the u8 tensor "shortlist" (docs/FORMAT.md), the file unchanged.
   Json shortlist = nullptr;
   for (const std::string& lex : found.shortlists) {
     auto [data, size] = folder.bytes(lex);

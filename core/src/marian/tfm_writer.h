@@ -1,4 +1,4 @@
-// Writes a .tfm image (models/FORMAT.md) as models/tformer/tfm.py's write() does: the tensors in
+// Writes a .tfm image (docs/FORMAT.md) as models/tformer/tfm.py's write() does: the tensors in
 // the order given, each at a 64-byte aligned offset, the JSON header compact with ASCII escapes
 // (Python's json.dumps(separators=(",", ":"))), the last tensor unpadded.
 #pragma once

@@ -1,5 +1,5 @@
 // The architecture of a model, as stored in the `config` object of a .tfm header. Keys and
-// meanings are those of models/tformer/config.py (the PyTorch reference); see models/FORMAT.md.
+// meanings are those of models/tformer/config.py (the PyTorch reference); see docs/FORMAT.md.
 #pragma once
 
 #include <string>

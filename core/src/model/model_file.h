@@ -1,4 +1,4 @@
-// The .tfm model file (specification: models/FORMAT.md): a preamble, a JSON header and 64-byte
+// The .tfm model file (specification: docs/FORMAT.md): a preamble, a JSON header and 64-byte
 // aligned tensor data. Everything read is validated before use; any inconsistency becomes a
 // tformer::Error that names the file part at fault.
 #pragma once

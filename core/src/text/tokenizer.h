@@ -1,7 +1,7 @@
 // SentencePiece tokenization (the library itself, loaded from the model bytes embedded in .tfm).
 //
 // Token ids come either from the SentencePiece model itself, or, with an explicit vocabulary
-// table (Marian's *.vocab.yml as OPUS-MT ships it; models/FORMAT.md, `sentencepiece_vocab`), from
+// table (Marian's *.vocab.yml as OPUS-MT ships it; docs/FORMAT.md, `sentencepiece_vocab`), from
 // that table: SentencePiece splits the text into pieces, the table maps each piece to its id and
 // a piece it lacks to the id of "<unk>". Decoding maps ids to pieces and lets SentencePiece join them.
 #pragma once

@@ -3,7 +3,7 @@
 //
 //   node tests/bench/peers/tformer_wasm.mjs --model MODEL.tfm --input FILE
 //        [--variant mt|mtr|st] [--threads N] [--beam K] [--max-length N] [--warmup 4] [--profile]
-//        [--json RESULT.json]
+//        [--no-shortlist] [--latency N] [--json RESULT.json]
 //
 // --variant mt: the threaded module (SIMD + pthreads; --threads 1 or more); st: the single-threaded
 // one (--threads must be 1); mtr: the threaded module with relaxed SIMD (what the npm package picks
@@ -15,6 +15,9 @@
 // common peers fields and the output ids (tokens, score) for the token-for-token checks.
 // --profile: also profile_ms, the timed call's split per phase from the engine's own timers
 // (Module.profileEnable/profileTake, the phases of `tformer bench --profile`), plus 'rest'.
+// --no-shortlist: score the whole vocabulary even where the model has a lexical shortlist.
+// --latency N: also translate the first N lines one request each, as `tformer bench` does for its
+// latency line (median and p90 ms per request).
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -26,12 +29,13 @@ export function readLines(file) {
 }
 
 // Runs one configuration in this process; returns the result object (with outputs).
-export async function benchWasm({ model, input, variant = 'mt', threads = 1, beam = 1, maxLength = 0, warmup = 4, profile = false }) {
+export async function benchWasm({ model, input, variant = 'mt', threads = 1, beam = 1, maxLength = 0, warmup = 4, profile = false,
+  shortlist = true, latency = 0 }) {
   if (variant === 'st' && threads !== 1) throw new Error('the st variant runs one thread only');
   const lines = readLines(input);
   if (!lines.length) throw new Error(`${input}: no non-empty lines`);
   // The plain model, as the peers compute it: passthrough and the repetition guard off.
-  const options = { beam, maxLength, splitSentences: false, maxInputChars: 0, passthrough: false, repetitionGuard: false };
+  const options = { beam, maxLength, splitSentences: false, maxInputChars: 0, passthrough: false, repetitionGuard: false, shortlist };
 
   let t0 = performance.now();
   const M = await loadVariant(variant);
@@ -54,6 +58,16 @@ export async function benchWasm({ model, input, variant = 'mt', threads = 1, bea
     profileMs.rest = 1000 * seconds - Object.values(profileMs).reduce((a, b) => a + b, 0);
   }
 
+  let latencyMs;
+  if (latency > 0) {
+    const each = lines.slice(0, latency).map((line) => {
+      const start = performance.now();
+      translator.translate([line], options);
+      return performance.now() - start;
+    }).sort((x, y) => x - y);
+    latencyMs = { requests: each.length, median: each[Math.floor(each.length / 2)], p90: each[Math.min(each.length - 1, Math.floor(each.length * 9 / 10))] };
+  }
+
   const outputs = [];
   let targetTokens = 0;
   for (const r of results)
@@ -72,7 +86,7 @@ export async function benchWasm({ model, input, variant = 'mt', threads = 1, bea
     peak_rss_mb: process.resourceUsage().maxRSS / 1024, model_bytes: statSync(model).size,
     wasm_bytes: statSync(`${wasmDirOf(variant)}/tformer-${variant}.wasm`).size,
     timed: 'Translator.translate over the whole file in node, incl. SentencePiece encode/decode in wasm',
-    ...(profileMs ? { profile_ms: profileMs } : {}),
+    shortlist, ...(profileMs ? { profile_ms: profileMs } : {}), ...(latencyMs ? { latency_ms: latencyMs } : {}),
     outputs,
   };
 }
@@ -82,11 +96,13 @@ async function main() {
     model: { type: 'string' }, input: { type: 'string' }, variant: { type: 'string', default: 'mt' },
     threads: { type: 'string', default: '1' }, beam: { type: 'string', default: '1' },
     'max-length': { type: 'string', default: '0' }, warmup: { type: 'string', default: '4' }, json: { type: 'string' },
-    profile: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false }, 'no-shortlist': { type: 'boolean', default: false },
+    latency: { type: 'string', default: '0' },
   } });
   if (!a.model || !a.input) throw new Error('usage: tformer_wasm.mjs --model MODEL.tfm --input FILE [--variant mt|mtr|st] [--threads N] ...');
   const r = await benchWasm({ model: a.model, input: a.input, variant: a.variant, threads: Number(a.threads),
-    beam: Number(a.beam), maxLength: Number(a['max-length']), warmup: Number(a.warmup), profile: a.profile });
+    beam: Number(a.beam), maxLength: Number(a['max-length']), warmup: Number(a.warmup), profile: a.profile,
+    shortlist: !a['no-shortlist'], latency: Number(a.latency) });
   if (a.json) writeFileSync(a.json, JSON.stringify(r));
   console.error(`${r.engine}: ${r.threads} thread(s), beam ${r.beam}: ${r.sentences} sentences in ${r.seconds.toFixed(3)} s, `
     + `${r.sentences_per_s.toFixed(1)} sentences/s, ${r.tokens_per_s.toFixed(0)} target tokens/s, peak ${r.peak_rss_mb.toFixed(0)} MB`);
