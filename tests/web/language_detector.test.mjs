@@ -218,7 +218,7 @@ test('tformer detect: one line per input line, the labelled language first; bad 
   assert.equal(skipped.status, 1);
   assert.deepEqual(skipped.stdout.split('\n').map((l) => l.split('\t')[0]), ['de', '', '', 'fr', '']);
   assert.match(skipped.stderr, /line 2 is not valid UTF-8/);
-  assert.match(skipped.stderr, /line 3 has more than 200 characters/);
+  assert.match(skipped.stderr, /line 3 has 250 characters, more than the limit of 200/);
   const stopped = run(['--on-error', 'stop'], input);
   assert.equal(stopped.status, 1);
   assert.equal(stopped.stdout.split('\n')[0].split('\t')[0], 'de');
