@@ -6,7 +6,15 @@
 // not one per block. The engine runs in the package's Worker: the page never blocks. "Show
 // original" puts back each block's original markup, kept as it was read, so the page is again
 // byte for byte what it was.
-import { Translator, loadRegistry } from '../src/index.js';
+//
+// The page's language comes from the web's LanguageDetector (the browser's own, or the package's
+// through tformer-wasm/polyfill: CLD2), and picks the model: the catalogue's arc from it to English,
+// as Translator.availability() reports it. A block that is confidently in another language (200
+// characters or more, CLD2 reliable) is left as it is rather than fed to a model of the wrong
+// language. The blocks themselves go through the package's HTML mode, which the standard
+// Translator (plain text only) does not have.
+import { Translator as PackageTranslator, loadRegistry, detectLanguage } from '../src/index.js';
+import { install } from '../src/polyfill.js';
 
 // One request takes the waiting blocks up to this many, or this many characters of markup.
 const BATCH_BLOCKS = 32;
@@ -18,9 +26,14 @@ const BLOCKS = 'h1, h2, h3, h4, h5, h6, p, li, dt, dd, th, td, caption, figcapti
 const $ = (id) => document.getElementById(id);
 const ui = { translate: $('translate'), original: $('original'), status: $('status'), article: $('article') };
 const params = new URLSearchParams(location.search);
+const registryUrl = new URL(params.get('registry') ?? 'registry.json', location.href).href;
+const targetLanguage = params.get('to') ?? 'en';
+// force: a browser's own Translator (Chrome's) covers the languages of its own models, which it
+// downloads from Google; the demo shows the polyfill, on the models of its registry.
+install({ catalog: registryUrl, force: true });
 
 // What the tests read: the state, and the requests made (how many blocks each took).
-const state = { mode: 'original', blocks: 0, translated: 0, waiting: 0, requests: [], error: null };
+const state = { mode: 'original', blocks: 0, translated: 0, waiting: 0, requests: [], error: null, language: null, otherLanguage: [] };
 window.pageDemo = state;
 
 let translator = null;
@@ -42,13 +55,21 @@ function blocksOf(root) {
 async function ensureTranslator() {
   if (translator) return translator;
   loading ??= (async () => {
-    const registry = await loadRegistry(params.get('registry') ?? 'registry.json');
+    status('detecting the page\'s language...');
+    const detector = await LanguageDetector.create();
+    const [page] = await detector.detect(ui.article.innerText.slice(0, 4000));
+    detector.destroy();
+    state.language = page.detectedLanguage;
+    if (await Translator.availability({ sourceLanguage: state.language, targetLanguage }) === 'unavailable') {
+      throw new Error(`no model translates the page's language (${state.language}) to ${targetLanguage}`);
+    }
+    const registry = await loadRegistry(registryUrl);
     const models = registry.models;
     const entry = models.find((m) => m.id === params.get('model')) ??
-      models.find((m) => m.from === 'de' && m.to === 'en' && !m.test) ?? models.find((m) => m.from === 'de' && m.to === 'en');
-    if (!entry) throw new Error('the model registry has no German \u2192 English model');
-    status(`loading ${entry.id}...`);
-    return Translator.create({
+      models.find((m) => m.from === state.language && m.to === targetLanguage && !m.test) ??
+      models.find((m) => m.from === state.language && m.to === targetLanguage);
+    status(`page language ${state.language} (${Math.round(100 * page.confidence)}%): loading ${entry.id}...`);
+    return PackageTranslator.create({
       model: entry.url,
       sha256: entry.sha256,
       onProgress: (e) => {
@@ -78,7 +99,14 @@ async function translatePage() {
   ui.translate.disabled = false;
   ui.translate.hidden = true;
   ui.original.hidden = false;
-  const blocks = blocksOf(ui.article);
+  // Blocks confidently in another language than the page's stay as they are.
+  const blocks = [];
+  state.otherLanguage = [];
+  for (const b of blocksOf(ui.article)) {
+    const d = await detectLanguage(b.textContent);
+    if (d.confident && d.languages[0].language !== state.language) state.otherLanguage.push(d.languages[0].language);
+    else blocks.push(b);
+  }
   originals = new Map(blocks.map((b) => [b, b.innerHTML]));
   Object.assign(state, { mode: 'translating', blocks: blocks.length, translated: 0, waiting: 0, requests: [], error: null });
   const current = { controller: new AbortController(), waiting: new Set(), running: false, observer: null };
