@@ -1,10 +1,14 @@
 """Greedy and beam-search decoding of the reference model: the rules the C++ engine must follow.
 
-Rules (shared with core/src/decoding):
+Rules (shared with core/src/decoding; the rules that change step scores are processors there,
+core/src/decoding/rules.h, named below in brackets):
 - Source ids get BOS/EOS as the config says; the target starts from BOS or a zero vector.
-- Step scores are log_softmax(logits) in float32; <unk> gets -inf when `suppress_unk`.
+- Step scores are log_softmax(logits) in float32, over the sentence's shortlisted ids when the
+  model has a lexical shortlist [RestrictToShortlist]; <unk> gets -inf when `suppress_unk`
+  [SuppressToken].
 - The maximum target length (EOS included) is floor(ratio * source length) + offset, capped by
-  `max_positions` and by an explicit limit; at the last allowed step only EOS may be chosen.
+  `max_positions` and by an explicit limit; at the last allowed step only EOS may be chosen
+  [ForceEndAtLimit].
 - Hypothesis scores are float32 sums of step scores; a finished hypothesis is ranked by
   score / length**alpha (length counts EOS).
 - Greedy takes the first maximum. Beam search (size K) ranks all live candidates by summed score
@@ -53,7 +57,8 @@ def start_token(cfg: ModelConfig) -> int:
 
 
 def step_log_probs(cfg: ModelConfig, logits: torch.Tensor, force_eos: torch.Tensor) -> torch.Tensor:
-    """logits [N, V]; force_eos [N] bool. Returns float32 log-probabilities with the rules above."""
+    """logits [N, V]; force_eos [N] bool. Returns float32 log-probabilities with the rules above
+    (core/src/decoding/rules.h: SuppressToken, then ForceEndAtLimit)."""
     lp = torch.log_softmax(logits.float(), dim=-1)
     if cfg.suppress_unk and 0 <= cfg.unk_id < cfg.vocab_size:
         lp[:, cfg.unk_id] = float("-inf")
@@ -67,7 +72,8 @@ def step_log_probs(cfg: ModelConfig, logits: torch.Tensor, force_eos: torch.Tens
 def shortlist_mask(model, source) -> torch.Tensor | None:
     """[V] bool: the target ids the model's lexical shortlist (models/tformer/shortlist.py) lets
     this sentence score, or None without one. The others get -inf logits: left out of its
-    log-softmax, as if the output projection had only the shortlisted rows."""
+    log-softmax, as if the output projection had only the shortlisted rows
+    (core/src/decoding/rules.h: RestrictToShortlist)."""
     shortlist = getattr(model, "shortlist", None)
     if shortlist is None:
         return None

@@ -1,10 +1,10 @@
 // Text the model cannot translate passes through (text/passthrough.h, TranslateOptions::passthrough),
-// and the repetition guard stops decoding loops (decoding/search.h, TranslateOptions::repetition_guard).
+// and the repetition guard stops decoding loops (decoding/rules.h, TranslateOptions::repetition_guard).
 #include <catch.hpp>
 
 #include <fstream>
 
-#include "decoding/search.h"
+#include "decoding/rules.h"
 #include "fixtures.h"
 #include "text/passthrough.h"
 #include "tformer/translator.h"

@@ -15,7 +15,7 @@ flags=(-std=c++17 -g -O2 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,addre
        "-DTFORMER_FUZZ_MODEL=\"$PWD/tests/fixtures/marian/model.tfm\"")
 sources=(core/src/model/model_file.cc core/src/model/config.cc core/src/util/utf8.cc
          core/src/text/tokenizer.cc core/src/text/sentence_splitter.cc core/cli/input.cc
-         core/src/html/html.cc)
+         core/src/html/html.cc core/src/html/tokenizer.cc)
 # The Marian importer (fuzz_marian only): its sources and Debian's zlib, minizip and yaml-cpp.
 marian_sources=(core/src/marian/items.cc core/src/marian/gzip.cc core/src/marian/bin.cc core/src/marian/npy.cc
                 core/src/marian/npz.cc core/src/marian/yaml.cc core/src/marian/architecture.cc
@@ -37,7 +37,9 @@ for src in "${sources[@]}" "${marian_sources[@]}"; do
 done
 for name in model_file text cli_input html; do
   echo "linking $out/fuzz_$name"
-  "$CXX" "${flags[@]}" -fsanitize=fuzzer tests/fuzz/fuzz_$name.cc "${objects[@]}" -lsentencepiece -o "$out/fuzz_$name"
+  libs=(-lsentencepiece)
+  [ "$name" = html ] && libs+=(-lgumbo)  # the HTML5 parser the harness checks the output with
+  "$CXX" "${flags[@]}" -fsanitize=fuzzer tests/fuzz/fuzz_$name.cc "${objects[@]}" "${libs[@]}" -o "$out/fuzz_$name"
 done
 echo "linking $out/fuzz_marian"
 "$CXX" "${flags[@]}" -fsanitize=fuzzer tests/fuzz/fuzz_marian.cc "${marian_objects[@]}" "${objects[@]}" \

@@ -136,5 +136,8 @@ fragments = [c['html'] for c in cases['projection']] + cases['end_to_end'] + [
     '<span>' * 60 + 'Wort <img src=a> Wort' + '</span>' * 60,
     '&amp;&#x1F600;&#0;&#xD800;&#99999999;&nbsp;&unknown; &amp',
 ]
+# and the markup that browsers read otherwise than a naive scan (quoted '>' in end tags, the other
+# ends of comments, raw text, SVG...)
+fragments += [c['html'] for c in json.load(open(os.path.join(fixtures, 'html', 'hostile.json'), encoding='utf-8'))['cases']]
 for i, h in enumerate(fragments):
     write('html', f'html-{i}', bytes([i % 8]) + h.encode())

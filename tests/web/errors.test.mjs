@@ -17,6 +17,31 @@ const { Translator, ModelLoadError, ModelFormatError, InvalidTextError, Translat
 const scratch = mkdtempSync(path.join(tmpdir(), 'tformer-errors-'));
 process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
 
+test('a download that fails offline: ModelLoadError with offline: true (callers need not read the message)', async () => {
+  const { loadModel } = await import('../../web/src/model-loader.js');
+  const { detectEnvironment } = await import('../../web/src/environment.js');
+  const env = detectEnvironment();
+  const saved = { fetch: globalThis.fetch, navigator: Object.getOwnPropertyDescriptor(globalThis, 'navigator') };
+  globalThis.fetch = async () => { throw new TypeError('Failed to fetch'); };
+  const url = 'https://models.example/none.tfm';
+  try {
+    for (const onLine of [false, true]) {
+      Object.defineProperty(globalThis, 'navigator', { value: { onLine }, configurable: true, writable: true });
+      await assert.rejects(loadModel({ model: url, cache: false }, env), (e) => {
+        assert.ok(e instanceof ModelLoadError);
+        assert.equal(e.offline, !onLine);
+        assert.equal(e.model, url);
+        assert.match(e.message, onLine ? /Failed to fetch/ : /offline: this model is not in the cache yet/);
+        return true;
+      });
+    }
+  } finally {
+    globalThis.fetch = saved.fetch;
+    if (saved.navigator) Object.defineProperty(globalThis, 'navigator', saved.navigator);
+    else delete globalThis.navigator;
+  }
+});
+
 test('a missing file: ModelLoadError naming it, with the OS reason', async () => {
   const missing = path.join(scratch, 'none.tfm');
   await assert.rejects(Translator.create({ model: missing }), (e) => {

@@ -3,9 +3,9 @@
 // model; inline markup lands on the translated words; the options are checked like the others.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fixturePath, importPackage, repoRoot } from './helpers.mjs';
+import { browserTestProblems, fixturePath, importPackage, launchChromium, playwrightChromium, repoRoot } from './helpers.mjs';
 import { htmlCases, checkInvariants } from '../wasm/html_cases.mjs';
 
 const { Translator } = await importPackage();
@@ -45,5 +45,55 @@ test('html: true on the shipped de->en model', { skip: !existsSync(shipped) && '
     if ((await tr.translate('Der Hund schläft.')).text.includes('dog')) assert.match(link, /<a href="\/hund">[^<]*dog[^<]*<\/a>/, link);
   } finally {
     tr.dispose();
+  }
+});
+
+// Markup that browsers read otherwise than a naive scan (tests/fixtures/html/hostile.json: a '>'
+// inside an end tag's quoted attribute, comments ending at "--!>", raw text, SVG, noscript...),
+// translated by the package with the shipped model: Chromium, reading each output as innerHTML,
+// finds only elements and attributes it finds in the input; the first fragment (an img with
+// onerror inside attributes) runs no script.
+const hostile = JSON.parse(readFileSync(path.join(repoRoot, 'tests', 'fixtures', 'html', 'hostile.json'), 'utf8')).cases;
+const chromium = playwrightChromium();
+
+test('html: true makes no markup that Chromium did not see in the input', { skip: !existsSync(shipped) && 'no models/tiny.deen/model.tfm' }, async () => {
+  assert.deepEqual(browserTestProblems(chromium), []);
+  const tr = await Translator.create({ model: shipped });
+  let outputs;
+  try {
+    outputs = (await tr.translate(hostile.map((c) => c.html), { html: true })).map((r) => r.text);
+  } finally {
+    tr.dispose();
+  }
+  const browser = await launchChromium(chromium);
+  try {
+    const page = await browser.newPage();
+    let dialogs = 0;
+    page.on('dialog', (d) => { dialogs += 1; d.dismiss(); });
+    await page.setContent('<!DOCTYPE html><div id="view"></div>');
+    // Each element as "namespace:name attribute=value ...", read by Chromium's own parser.
+    const elements = (html) => page.evaluate((h) => {
+      const d = document.createElement('div');
+      d.innerHTML = h;
+      return [...d.querySelectorAll('*')].map((e) => [`${e.namespaceURI.split('/').pop()}:${e.localName}`,
+        ...[...e.attributes].map((a) => `${a.name}=${a.value}`).sort()].join(' '));
+    }, html);
+    for (let i = 0; i < hostile.length; i++) {
+      const before = new Set(await elements(hostile[i].html));
+      const made = (await elements(outputs[i])).filter((e) => !before.has(e));
+      assert.deepEqual(made, [], `${hostile[i].name}: ${hostile[i].html} -> ${outputs[i]}`);
+    }
+    // The inputs' own live imgs (read above) have raised their dialogs by now.
+    await page.waitForTimeout(500);
+    dialogs = 0;
+    const shown = (html) => page.evaluate(async (h) => {
+      document.getElementById('view').innerHTML = h;
+      await new Promise((resolve) => setTimeout(resolve, 300));  // the img's error event
+    }, html);
+    await shown(hostile[0].html);
+    await shown(outputs[0]);
+    assert.equal(dialogs, 0, `${hostile[0].html} -> ${outputs[0]}`);
+  } finally {
+    await browser.close();
   }
 });

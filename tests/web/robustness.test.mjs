@@ -6,11 +6,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
-import { fixtureBytes, importPackage, repoRoot, withHeaderText as editHeaderText } from './helpers.mjs';
+import { PLAIN, fixtureBytes, golden, importPackage, repoRoot, webDir, withHeaderText as editHeaderText } from './helpers.mjs';
 
 let pkg;
 const open = [];
@@ -124,6 +126,96 @@ const exitScript = `
   await running.then(() => console.log('finished first'), (e) => console.log('stopped: ' + e.name));
   // Nothing more to do: the process ends here, with the Worker's GPU step possibly still running.
 `;
+
+test('a .gz bomb in a model folder: decompression stops past the limit with ModelTooLargeError', { timeout: BOUND_MS }, async () => {
+  const { loadModelFolder, MAX_GUNZIP_BYTES } = await import('../../web/src/model-folder.js');
+  const { detectEnvironment } = await import('../../web/src/environment.js');
+  assert.equal(MAX_GUNZIP_BYTES, 2 ** 31, "the engine's importer's limit (core/src/marian/gzip.cc)");
+  // 64 MiB of zeros in 64 KiB, against a limit of 1 MiB (the same check at 2 GiB would hold 2 GiB
+  // of memory in the test).
+  const limit = 1 << 20;
+  const bomb = gzipSync(Buffer.alloc(64 << 20), { level: 9 });
+  assert.ok(bomb.length < 100_000);
+  const env = detectEnvironment();
+  const load = (files) => bounded(loadModelFolder({ model: { files } }, env, { maxGunzipBytes: limit }), 'the folder');
+  await assert.rejects(load([{ name: 'model.npz.gz', data: bomb }, { name: 'vocab.spm', data: new Uint8Array(8) }]), (e) => {
+    assert.equal(e.name, 'ModelTooLargeError');
+    assert.ok(e instanceof pkg.ModelTooLargeError && e instanceof pkg.ModelFormatError);
+    assert.equal(e.model, 'model.npz.gz');
+    assert.equal(e.limit, limit);
+    assert.match(e.message, /^model\.npz\.gz decompresses to more than 1048576 bytes/);
+    return true;
+  });
+  // Up to the limit a file decompresses whole; one byte more is refused.
+  const exact = await load([{ name: 'a.spm.gz', data: gzipSync(Buffer.alloc(limit, 7)) }]);
+  assert.equal(exact.files[0].bytes.length, limit);
+  assert.ok(exact.files[0].bytes.every((b) => b === 7));
+  await assert.rejects(load([{ name: 'a.spm.gz', data: gzipSync(Buffer.alloc(limit + 1)) }]), { name: 'ModelTooLargeError' });
+  // A bad .gz stays a ModelFormatError of its own kind.
+  await assert.rejects(load([{ name: 'a.spm.gz', data: bomb.subarray(0, 1000) }]), (e) => e.name === 'ModelFormatError' && /not a complete gzip file/.test(e.message));
+});
+
+// The text on which trappingBuild()'s engine traps.
+const TRAP = 'Dieser Satz bringt die Maschine zum Absturz.';
+
+// The single-threaded build as the package loads it (its `wasmBase`), with one change: before a
+// call with the text TRAP, the Translator's own state in wasm memory is pointed past the end of
+// that memory, so the engine's next read traps (a RuntimeError: memory access out of bounds), as
+// it does when it reads a crafted file's offsets. The instance is broken from then on.
+function trappingBuild() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tformer-trap-'));
+  const dist = path.join(webDir, 'dist');
+  copyFileSync(path.join(dist, 'tformer-st.wasm'), path.join(dir, 'tformer-st.wasm'));
+  writeFileSync(path.join(dir, 'tformer-st.mjs'), `
+import createModule from ${JSON.stringify(pathToFileURL(path.join(dist, 'tformer-st.mjs')).href)};
+export default async function (options) {
+  const module = await createModule(options);
+  const breakOn = (texts, self) => {
+    if (texts[0] !== ${JSON.stringify(TRAP)}) return;
+    const words = new DataView(module.HEAPU8.buffer, self.$$.ptr, 64);
+    for (let at = 0; at < 64; at += 4) words.setUint32(at, 0xfffffff0, true);
+  };
+  for (const call of ['translate', 'begin']) {
+    const original = module.Translator.prototype[call];
+    module.Translator.prototype[call] = function (texts, options) {
+      breakOn(texts, this);
+      return original.call(this, texts, options);
+    };
+  }
+  return module;
+}
+`);
+  return dir;
+}
+
+test('a wasm trap fails its request with EngineStoppedError, and the next requests run on a fresh engine', { timeout: 4 * BOUND_MS }, async () => {
+  const dir = trappingBuild();
+  try {
+    const t = await pkg.Translator.create({ model: fixtureBytes('marian'), variant: 'single', wasmBase: pathToFileURL(`${dir}/`).href });
+    open.push(t);
+    const sentences = golden('marian').sentences;
+    const expected = sentences[2].greedy.text;
+    assert.equal((await t.translate(sentences[2].text, PLAIN)).text, expected);
+    for (const [i, call] of ['translate', 'translateStream'].entries()) {
+      const failing = call === 'translate' ? t.translate(TRAP, PLAIN) : (async () => { for await (const s of t.translateStream(TRAP, PLAIN)) assert.ok(s); })();
+      // Queued behind the one that traps: it runs on the fresh engine.
+      const behind = t.translate(sentences[2].text, PLAIN);
+      await assert.rejects(bounded(failing, `${call} of the trapping text`), (e) => {
+        assert.equal(e.name, 'EngineStoppedError', e.stack);
+        assert.match(e.message, /memory access out of bounds/);
+        return true;
+      });
+      assert.equal((await bounded(behind, 'the request queued behind it')).text, expected);
+      assert.equal(t.info.restarts, i + 1);
+      assert.equal((await bounded(t.translate(sentences[2].text, PLAIN), 'a later request')).text, expected);
+      const streamed = [];
+      for await (const s of t.translateStream(sentences[2].text, PLAIN)) streamed.push(s.text);
+      assert.deepEqual(streamed, [expected]);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 for (const mode of ['abort', 'dispose']) {
   test(`webgpu: the process exits cleanly after a ${mode} with a readback in flight`, { skip: gpuSkip, timeout: 2 * BOUND_MS }, () => {

@@ -286,7 +286,7 @@ async function selectModel(base) {
     ui.engine.textContent = `model ${entry.id}: not loaded`;
     ui.compute.textContent = 'compute: none (no model loaded)';
     ui.warnings.hidden = true;
-    const offline = navigator.onLine === false && /offline: /.test(e.message);
+    const offline = e?.offline === true;
     showError(offline ? `offline: this model (${entry.id}, ${entry.weights ?? 'model'} ${mib(entry.size)}) is not in the cache yet. ` +
       'Connect once to download it; the models opened before work offline.' : `The model could not be loaded: ${e.message}`);
   }

@@ -1,10 +1,13 @@
 // The page's (or Node's) side of the engine Worker: starts it with the model, sends it one
-// translation at a time, and replaces it when a running translation must stop. A wasm call
-// cannot be interrupted from outside, so aborting one terminates its Worker (its pthreads go
-// with it) and starts a fresh one from the model bytes kept here and the compiled module, which
-// costs one engine start (instantiation + loading the model) but no download or compilation.
-// A Worker that dies on its own (out of memory, a crash) is replaced the same way, and the
-// request it was running fails with the reason.
+// translation at a time, and replaces it when a running translation must stop. A translation
+// stepped from JS (a stream, or any on WebGPU) stops between two steps: the Worker is told to
+// cancel it and the engine goes on. A single wasm call cannot be interrupted from outside, so
+// aborting one terminates its Worker (its pthreads go with it) and starts a fresh one from the
+// model bytes kept here and the compiled module, which costs one engine start (instantiation +
+// loading the model) but no download or compilation.
+// A Worker that dies on its own (out of memory, a crash) or whose engine traps (a
+// WebAssembly.RuntimeError, after which the instance is in no known state) is replaced the same
+// way, and the request it was running fails with EngineStoppedError.
 import { TranslationError } from './errors.js';
 
 export class EngineStoppedError extends Error {
@@ -28,7 +31,8 @@ export class EngineHost {
     this.worker = null;
     this.starting = null;  // {resolve, reject} of the start in progress
     this.ready = null;     // Promise<info> of the current Worker's engine
-    this.pending = null;   // {id, resolve, reject} of the translation in flight
+    this.pending = null;   // {id, resolve, reject, onSentences, stepped} of the translation in flight
+    this.waitingForEngine = 0;  // translate() calls waiting for the engine's start
     // id -> () => void: the Worker's answer to that translation arrived. Until then the Worker
     // stays referenced, also after a cooperative cancel rejected the caller: in node a GPU step
     // may still await a readback, and a thread ended under a pending mapAsync aborts the process.
@@ -103,6 +107,15 @@ export class EngineHost {
         this.stopWorker(error);
       } else if (message.type === 'sentences') {
         if (this.pending?.id === message.id) this.pending.onSentences?.(message.sentences);
+      } else if (message.type === 'error' && message.trap) {
+        // The engine trapped: it runs nothing more. The request fails (and one sent after a
+        // cancelled one, which would run on it); the next ones go to a fresh engine.
+        const error = new EngineStoppedError(`the translation engine failed: ${message.message}; it was replaced by a fresh one`);
+        this.pending?.reject(error);
+        this.pending = null;
+        this.stopWorker(error);
+        this.restarts++;
+        this.start();
       } else if (message.type === 'result' || message.type === 'error') {
         const p = this.pending;
         if (!p || p.id !== message.id) return;
@@ -128,7 +141,12 @@ export class EngineHost {
    */
   async translate(texts, options, onSentences = null) {
     if (!this.ready) this.start();
-    await this.ready;
+    this.waitingForEngine++;
+    try {
+      await this.ready;
+    } finally {
+      this.waitingForEngine--;
+    }
     if (this.pending) throw new Error('EngineHost.translate: a translation is already running');
     const worker = this.worker;
     if (!worker) throw new EngineStoppedError('the translation engine stopped before the request could start');
@@ -136,21 +154,28 @@ export class EngineHost {
     worker.ref();
     this.answers.set(id, () => worker.unref());
     return new Promise((resolve, reject) => {
-      this.pending = { id, resolve, reject, onSentences };
+      // A streamed translation is stepped from JS in the Worker (engine.js), so it can stop
+      // between steps (interrupt()).
+      this.pending = { id, resolve, reject, onSentences, stepped: onSentences !== null };
       worker.post({ type: 'translate', id, texts, options, stream: onSentences !== null });
     });
   }
 
-  /** Stops the running translation (rejecting it with `reason`) and starts a fresh engine. */
+  /**
+   * Stops the running translation, rejecting it with `reason`: between two steps where it is
+   * stepped from JS (a stream) or must be (see `cooperative`), else by starting a fresh engine.
+   */
   interrupt(reason) {
-    if (this.cooperative && this.worker) {
-      // The engine stays; the translation stops before its next GPU step (see `cooperative`).
+    if (this.worker && (this.cooperative || this.pending?.stepped)) {
+      // The engine stays; the translation stops before its next step (the Worker's 'cancel').
       const pending = this.pending;
       this.pending = null;
       pending?.reject(reason);
       if (pending) this.worker.post({ type: 'cancel', id: pending.id });
       return;
     }
+    // The translation has answered (its caller has yet to see it): nothing runs that could stop.
+    if (!this.pending && this.waitingForEngine === 0) return;
     this.pending?.reject(reason);
     this.pending = null;
     this.stopWorker(reason);

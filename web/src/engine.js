@@ -24,6 +24,15 @@ export class ModelRefusedError extends Error {
   }
 }
 
+// The wasm instance trapped (a WebAssembly.RuntimeError) during a translation: the engine is
+// unusable, and the host replaces it (EngineStoppedError for the caller).
+export class EngineTrapError extends Error {
+  constructor(trap) {
+    super(`the engine trapped (${messageOf(trap)})`, { cause: trap });
+    this.name = 'EngineTrapError';
+  }
+}
+
 // How long dispose() waits for Dawn to report a destroyed device gone.
 const GPU_RELEASE_WAIT_MS = 2000;
 
@@ -103,6 +112,7 @@ export class Engine {
     this.onFallback = null;     // (message) => void, set by the Worker
     this.marian = null;         // what the importer said of a Marian folder: {name, modelFile, summary, warnings}
     this.importedTfm = null;    // the .tfm it made, until the Worker hands it to the host
+    this.trap = null;           // the EngineTrapError after a trap: the instance is unusable
   }
 
   // Looks for an adapter, applies the rule (decideBackend) and uploads the weights.
@@ -198,6 +208,7 @@ export class Engine {
    *   as sentences end (the session hands them out; on wasm it is then stepped here too)
    */
   async translate(texts, options, signal = undefined, onSentences = null) {
+    if (this.trap) throw this.trap;
     const t0 = performance.now();
     if (this.webgpu && !this.webgpu.usable) this.dropGpu();  // lost while idle
     let raw;
@@ -222,6 +233,12 @@ export class Engine {
         raw = this.translator.translate(texts, options);
       }
     } catch (e) {
+      if (e instanceof WebAssembly.RuntimeError) {
+        // A trap (an out-of-bounds access, an `unreachable`, abort()): the instance's memory and
+        // stacks are in no known state, so it runs nothing more (the Worker is replaced).
+        this.trap = new EngineTrapError(e);
+        throw this.trap;
+      }
       throw refusal(e);
     }
     const translateMs = performance.now() - t0;

@@ -10,6 +10,8 @@ export class ModelLoadError extends Error {
     this.name = 'ModelLoadError';
     /** The model's URL or path, or 'the model bytes given'. */
     this.model = options?.model ?? null;
+    /** A download failed while the browser said it was offline (and the model was not cached). */
+    this.offline = options?.offline ?? false;
   }
 }
 
@@ -18,6 +20,15 @@ export class ModelFormatError extends ModelLoadError {
   constructor(message, options) {
     super(message, options);
     this.name = 'ModelFormatError';
+  }
+}
+
+/** A model file is larger than the engine takes: a .gz that decompresses past the limit (`limit`, in bytes). */
+export class ModelTooLargeError extends ModelFormatError {
+  constructor(message, options) {
+    super(message, options);
+    this.name = 'ModelTooLargeError';
+    this.limit = options?.limit ?? null;
   }
 }
 

@@ -3,7 +3,7 @@
 export { Translator } from './translator.js';
 export { loadRegistry, parseRegistry, findModels, withVariant } from './registry.js';
 export { sha256Hex, DEFAULT_CACHE_NAME } from './model-loader.js';
-export { ModelLoadError, ModelFormatError, InvalidTextError, TranslationError, SupersededError, TranslatorDisposedError } from './errors.js';
+export { ModelLoadError, ModelFormatError, ModelTooLargeError, InvalidTextError, TranslationError, SupersededError, TranslatorDisposedError } from './errors.js';
 export { chunksOf, CHUNK_CHARS } from './chunks.js';
 export { paragraphAlignment } from './alignment.js';
 export { EngineStoppedError } from './engine-host.js';

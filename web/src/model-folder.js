@@ -10,9 +10,14 @@
 // Downloads go through loadModel (model-loader.js): the same sha256 check, Cache API storage and
 // progress as a .tfm model, per file. A name ending in .gz is decompressed here with
 // DecompressionStream('gzip') and passed on without the .gz (the hash applies to the file as
-// downloaded).
+// downloaded). Decompression stops with ModelTooLargeError past MAX_GUNZIP_BYTES.
 import { loadModel } from './model-loader.js';
-import { ModelFormatError, ModelLoadError } from './errors.js';
+import { ModelFormatError, ModelLoadError, ModelTooLargeError } from './errors.js';
+
+// The most bytes one .gz file may decompress to: the engine's importer's own limit for a .gz
+// (kMaxGunzipBytes, core/src/marian/gzip.cc), more than any Marian model file and less than a
+// wasm32 heap holds. Counted while decompressing, so a small crafted file cannot fill memory.
+export const MAX_GUNZIP_BYTES = 2 ** 31;
 
 export const FOLDER_KEYS = ['files', 'modelFile', 'vocabs', 'spms', 'config', 'weights', 'name', 'maxPositions'];
 const WEIGHTS = ['keep', 'f32', 'f16', 'int8'];
@@ -102,25 +107,47 @@ function bytesOf(data) {
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
 
-/** Decompresses gzip bytes with the platform's DecompressionStream; `name` is for the error. */
-export async function gunzip(bytes, name) {
+/**
+ * Decompresses gzip bytes with the platform's DecompressionStream; `name` is for the errors.
+ * More than `limit` bytes out: ModelTooLargeError, as soon as the count passes it.
+ */
+export async function gunzip(bytes, name, limit = MAX_GUNZIP_BYTES) {
   if (typeof DecompressionStream === 'undefined') {
     throw new ModelLoadError(`${name}: decompressing .gz needs DecompressionStream, which this platform lacks (decompress it first)`, { model: name });
   }
-  try {
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-    return new Uint8Array(await new Response(stream).arrayBuffer());
-  } catch (e) {
-    throw new ModelFormatError(`${name} is not a complete gzip file (${e.message})`, { model: name, cause: e });
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip')).getReader();
+  const chunks = [];
+  let total = 0;
+  for (;;) {
+    let chunk;
+    try {
+      chunk = await reader.read();
+    } catch (e) {
+      throw new ModelFormatError(`${name} is not a complete gzip file (${e.message})`, { model: name, cause: e });
+    }
+    if (chunk.done) break;
+    total += chunk.value.byteLength;
+    if (total > limit) {
+      reader.cancel().catch(() => {});
+      throw new ModelTooLargeError(`${name} decompresses to more than ${limit} bytes, the most a model file may have`, { model: name, limit });
+    }
+    chunks.push(chunk.value);
   }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
 }
 
 /**
- * Obtains every file of the folder.
+ * Obtains every file of the folder; `maxGunzipBytes`: gunzip()'s limit for each .gz file.
  * @returns {Promise<{files: {name: string, bytes: Uint8Array}[], sources: object[], warnings: string[], ms: number, fromCache: boolean}>}
  *   sources: per file {name, source, url, sha256, bytes, gzip}
  */
-export async function loadModelFolder(request, env) {
+export async function loadModelFolder(request, env, { maxGunzipBytes = MAX_GUNZIP_BYTES } = {}) {
   const started = performance.now();
   const progress = request.onProgress ?? (() => {});
   const entries = request.model.files;
@@ -157,7 +184,7 @@ export async function loadModelFolder(request, env) {
     if (!name) throw new TypeError(`Translator.create: model file ${i} has no file name (its path ends with '/'): give it a name`);
     const gzip = /\.gz$/i.test(name);
     if (gzip) {
-      bytes = await gunzip(bytes, name);
+      bytes = await gunzip(bytes, name, maxGunzipBytes);
       name = name.slice(0, -3);
     }
     if (files.some((f) => f.name === name)) {

@@ -6,17 +6,20 @@
 //                                              (tfm: the .tfm imported from a Marian folder `marian`, else null)
 //                                              (modelRefusal: what the engine said of a model it could not read, else null)
 //   {type: 'translate', id, texts, options} -> {type: 'result', id, results, translateMs, backend, gpu}
-//                                              | {type: 'error', id, message, code, input} (a TranslationError's fields, else code null)
+//                                              | {type: 'error', id, message, code, input, trap} (a TranslationError's fields, else code null;
+//                                                trap: the engine trapped and runs nothing more)
 //       with stream: true, before the result: {type: 'sentences', id, sentences} as sentences end
 //       ([{segment, paragraph, index, separator, sentence}], engine.js translate)
 // and, when the GPU fails and wasm takes over (at most once per engine, before the result of the
-// translation it happened in): {type: 'fallback', message}. For an engine on WebGPU in Node
-// (engine-host.js, `cooperative`): {type: 'cancel', id} stops that translation before its next
-// step (it answers 'error'), {type: 'stop'} stops it, frees the engine and answers {type: 'stopped'}.
+// translation it happened in): {type: 'fallback', message}. {type: 'cancel', id} stops a
+// translation stepped from here (a stream, or any on WebGPU) before its next step (it answers
+// 'error'). For an engine on WebGPU in Node (engine-host.js, `cooperative`): {type: 'stop'} stops
+// the translation, frees the engine and answers {type: 'stopped'}.
 // Translations run one after another (a chain), so a cancelled one ends before the next starts.
 // A translation occupies this thread, never the page's (on WebGPU it awaits the GPU between
-// steps; the host sends one request at a time). To stop one, the host terminates the Worker.
-import { Engine } from './engine.js';
+// steps; the host sends one request at a time). To stop one made in a single wasm call, the host
+// terminates the Worker.
+import { Engine, EngineTrapError } from './engine.js';
 
 const port = await connect();
 let engine = null;
@@ -62,7 +65,9 @@ async function translate(message) {
     port.post({ type: 'result', id: message.id, results, translateMs, backend, gpu }, transferables(results));
   } catch (e) {
     // A TranslationError's fields travel with it (a structured clone keeps only an Error's message).
-    port.post({ type: 'error', id: message.id, message: messageOf(e), code: e?.code ?? null, input: e?.input ?? null });
+    // After a trap the engine is done for: the host replaces this Worker.
+    port.post({ type: 'error', id: message.id, message: messageOf(e), code: e?.code ?? null, input: e?.input ?? null,
+      trap: e instanceof EngineTrapError });
   } finally {
     current = null;
   }

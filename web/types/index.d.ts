@@ -342,7 +342,7 @@ export interface TranslatorInfo {
     totalMs: number;
   };
   files: { glue: string; wasm: string };
-  /** Engine restarts so far (each abort of a running translation is one). */
+  /** Engine restarts so far: each abort of a running translate() (a stream stops between steps instead), each trap of the engine. */
   restarts: number;
   /** Requests queued or running now. */
   queued: number;
@@ -359,7 +359,8 @@ export class Translator {
    * Translates like translate() and yields each sentence as soon as it is done, in input order
    * (`for await (const s of t.translateStream(text))`). The request queues as translate()'s do.
    * Bad arguments throw at the call; an abort makes the iterator throw the signal's reason (an
-   * AbortError by default) and stops the engine's work on it, as leaving the loop early does.
+   * AbortError by default) and stops the engine's work on it before its next step, as leaving
+   * the loop early does (the engine is not restarted).
    */
   translateStream(text: string | string[], options?: TranslateOptions): AsyncGenerator<StreamedSentence, void, undefined>;
   /** Stops the engine; queued and running requests reject with TranslatorDisposedError. */
@@ -432,13 +433,21 @@ export function withVariant(entry: RegistryEntry, weights?: string): RegistryEnt
  * size or sha256 check.
  */
 export class ModelLoadError extends Error {
-  readonly name: 'ModelLoadError' | 'ModelFormatError';
+  readonly name: 'ModelLoadError' | 'ModelFormatError' | 'ModelTooLargeError';
   /** The model's path (Node files), URL, or 'the model bytes given'; null when not known. */
   readonly model: string | null;
+  /** A download failed while the browser said it was offline (navigator.onLine), and the model was not cached. */
+  readonly offline: boolean;
 }
 /** The model's bytes are not a model the engine can read: not a .tfm file, truncated, unsupported. */
 export class ModelFormatError extends ModelLoadError {
-  readonly name: 'ModelFormatError';
+  readonly name: 'ModelFormatError' | 'ModelTooLargeError';
+}
+/** A model file is larger than the engine takes: a .gz of a model folder that decompresses past 2 GiB. */
+export class ModelTooLargeError extends ModelFormatError {
+  readonly name: 'ModelTooLargeError';
+  /** The limit passed, in bytes. */
+  readonly limit: number | null;
 }
 /** A text to translate is not valid Unicode (a lone UTF-16 surrogate); translate() rejects before queueing. */
 export class InvalidTextError extends Error {
@@ -471,7 +480,7 @@ export class SupersededError extends Error {
 export class TranslatorDisposedError extends Error {
   readonly name: 'TranslatorDisposedError';
 }
-/** The engine's Worker stopped (out of memory, a crash); the request failed, the next one restarts it. */
+/** The engine's Worker stopped (out of memory, a crash) or its engine trapped (a WebAssembly.RuntimeError); the request failed, the next ones run on a fresh engine. */
 export class EngineStoppedError extends Error {}
 export function sha256Hex(bytes: BufferSource): Promise<string>;
 /** About how many characters a chunk of a keyed request holds (400). */

@@ -36,7 +36,7 @@ struct TranslateOptions {
   bool passthrough = true;
   // Stops decoding loops ("then then, then, then"): a token that would repeat the last token a
   // fourth time, or a group of 2-4 tokens a third time, back to back, is not taken
-  // (core/src/decoding/search.h). On by default; off for the parity tests, as passthrough.
+  // (core/src/decoding/rules.h). On by default; off for the parity tests, as passthrough.
   bool repetition_guard = true;
   // Each input text is a fragment of HTML (core/src/html/html.h): its markup is kept, its text
   // translated, inline elements (a, b, em...) placed on the translated words by the alignment,

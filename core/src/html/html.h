@@ -1,12 +1,14 @@
 // HTML fragments in translation (TranslateOptions::html; Bergamot's src/translator/html.cpp is the
-// reference behaviour). parse_html() turns a fragment into the markup the model never sees and the
-// blocks of text it translates: block elements (p, div, li, td, h1...), br and hr split the text;
+// reference behaviour). parse_html() reads a fragment as browsers read it (html/tokenizer.h: the
+// WHATWG tokenizer; the tree builder's choices that decide how bytes are read) and turns it into
+// the markup the model never sees, written back from its tokens, and the blocks of text it translates: block elements (p, div, li, td, h1...), br and hr split the text;
 // inline elements (a, b, i, em, strong, span, sub, sup...) stay inside a block as markup over its
 // text; script, style, translate="no" subtrees and, by option, code/pre are kept as they are.
 // render_block() rebuilds a block from its translated sentences: each target word takes the
 // inline elements of the source word it is aligned to, neighbouring words with the same elements
-// share one element, an element the translation splits stays on the run of words that attends
-// most to it (each element appears once, as in the source), an element no target word got is
+// share one element, an element the translation splits (within a sentence or across the block's
+// sentences) stays on the run of words that attends most to it (each element appears once, as in
+// the source), an element no target word got is
 // given the word that attends most to its text, and markup without text (img, comments, skipped
 // code) goes before the target word aligned to the source word after it.
 #pragma once
@@ -36,10 +38,14 @@ struct HtmlBlock {
     size_t at = 0;
     std::vector<int> path;
     std::string markup;
+    // An element kept untranslated (code, translate="no"): the text a reader sees in it, where
+    // sentences are cut; empty for other markup.
+    std::string text;
   };
   std::vector<Atom> atoms;  // in order of `at`
-  struct Element {          // the start tag as the source wrote it, and its end tag
+  struct Element {          // its start tag, written back from the source's tokens, and its end tag
     std::string open, close;
+    int parent = -1;        // the element it lies in (an earlier one), or -1
   };
   std::vector<Element> elements;
   // How the source wrote U+00A0, " and ' as entities ("&nbsp;", "&quot;", "&#39;"...), so that
@@ -67,6 +73,8 @@ struct HtmlSentence {
   // of `target` and of the source sentence; empty (or a row of zeros): words are matched by their
   // relative place.
   std::vector<float> alignment;
+  // Instead of `alignment`: each target word's source word, or -1 (a sparse alignment).
+  std::vector<int> source_word;
 };
 
 // The block's HTML with each sentence's source replaced by its translation, in order, and the

@@ -80,7 +80,9 @@ void push_trimmed(std::string_view s, size_t b, size_t e, std::vector<SentenceSp
 
 }  // namespace
 
-std::vector<SentenceSpan> split_sentences(std::string_view s) {
+std::vector<SentenceSpan> split_sentences(std::string_view s) { return split_sentences(s, {}); }
+
+std::vector<SentenceSpan> split_sentences(std::string_view s, const std::vector<size_t>& starts) {
   std::vector<SentenceSpan> out;
   size_t start = 0, i = 0;
   while (i < s.size()) {
@@ -98,7 +100,8 @@ std::vector<SentenceSpan> split_sentences(std::string_view s) {
       while (i < s.size() && is_closing(s, i, &len)) i += len;
       size_t j = i;
       while (j < s.size() && is_space(static_cast<unsigned char>(s[j]))) ++j;
-      if (j > i && j < s.size() && s[j] != '\n' && starts_sentence(s, j) &&
+      if (j > i && j < s.size() && s[j] != '\n' &&
+          (starts_sentence(s, j) || std::binary_search(starts.begin(), starts.end(), j)) &&
           !(s[mark] == '.' && i == mark + 1 && blocks_split(word_before(s, mark)))) {
         push_trimmed(s, start, i, out);
         start = j;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include <cstddef>
 
 namespace tformer {
 
@@ -16,5 +17,9 @@ struct SentenceSpan {
 };
 
 std::vector<SentenceSpan> split_sentences(std::string_view paragraph);
+
+// The same, where a sentence may also start at each of `starts` (sorted byte offsets: where an
+// element of an HTML fragment begins, whose text need not look like a sentence start: code).
+std::vector<SentenceSpan> split_sentences(std::string_view paragraph, const std::vector<size_t>& starts);
 
 }  // namespace tformer

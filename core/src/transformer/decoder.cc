@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "kernels/ops.h"
 #include "model/model_file.h"
+#include "tformer/error.h"
 #include "util/gather_rows.h"
 #include "util/profile.h"
 
@@ -43,9 +45,16 @@ Decoder::Decoder(Kernels& kernels, const ModelFile& file, const ModelConfig& con
   alignment_head_ = alignment_head_from_metadata(meta == header.end() ? nlohmann::json() : *meta, config);
 }
 
-DecoderState Decoder::start(const EncoderOutput& memory, size_t max_steps) const {
+DecoderState Decoder::start(const EncoderOutput& memory, size_t max_steps,
+                            const std::vector<std::vector<int>>& vocabularies) const {
   const size_t d = size_t(config_.d_model);
   DecoderState state;
+  if (!vocabularies.empty()) {
+    if (vocabularies.size() != memory.batch)
+      throw Error("decoder: " + std::to_string(vocabularies.size()) + " vocabularies for a batch of " +
+                  std::to_string(memory.batch));
+    state.shortlist.emplace(output_, vocabularies);
+  }
   state.rows = memory.batch;
   state.capacity = max_steps;
   state.source_lengths = memory.lengths;
@@ -113,11 +122,22 @@ void Decoder::step(DecoderState& state, const std::vector<int>& tokens, std::vec
                    std::vector<float>* alignment) const {
   std::vector<float>& last = state.scratch.last;
   step_hidden(state, tokens, last, alignment);
-  logits.resize(state.rows * size_t(config_.vocab_size));
-  project(last.data(), state.rows, logits.data());
+  logits.resize(state.rows * logits_width(state));
+  project(state, last.data(), logits.data());
 }
 
 void Decoder::project(const float* hidden, size_t rows, float* logits) const { output_(hidden, rows, logits); }
+
+void Decoder::project(DecoderState& state, const float* hidden, float* logits) const {
+  if (state.shortlist)
+    (*state.shortlist)(hidden, state.rows, state.row_sentence, logits);
+  else
+    project(hidden, state.rows, logits);
+}
+
+size_t Decoder::logits_width(const DecoderState& state) const {
+  return state.shortlist ? state.shortlist->width() : size_t(config_.vocab_size);
+}
 
 void Decoder::step_hidden(DecoderState& state, const std::vector<int>& tokens, std::vector<float>& hidden,
                           std::vector<float>* alignment) const {

@@ -4,6 +4,7 @@
 // finished sentences leaving the batch).
 #pragma once
 
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct DecoderState {
     std::vector<float> state; // [rows, d]: recurrent state (SSRU layers)
   };
   std::vector<Layer> layers;
+  // The batch's output projection when each sentence scores only its own target ids (a lexical
+  // shortlist); none: every row scores the whole vocabulary.
+  std::optional<ShortlistProjection> shortlist;
   // The step's working rows, overwritten before read: kept here, not in the (const, shared)
   // Decoder, so that sessions decoding at once on one model do not share them.
   struct Scratch {
@@ -56,10 +60,12 @@ class Decoder {
   Decoder(Kernels& kernels, const ModelFile& file, const ModelConfig& config, const Embedding& embedding,
           const PositionalEncoding& positions, const OutputProjection& output);
 
-  // Starts decoding: one row per sentence, room for `max_steps` positions.
-  DecoderState start(const EncoderOutput& memory, size_t max_steps) const;
+  // Starts decoding: one row per sentence, room for `max_steps` positions. `vocabularies`: empty,
+  // or per sentence the target ids its rows score, ascending (its lexical shortlist).
+  DecoderState start(const EncoderOutput& memory, size_t max_steps,
+                     const std::vector<std::vector<int>>& vocabularies = {}) const;
   // Decodes position state.step for every row: step_hidden, then project. tokens[r] is the
-  // previous target token of row r (ignored at step 0). Writes logits [rows, vocab]; when
+  // previous target token of row r (ignored at step 0). Writes logits [rows, logits_width]; when
   // `alignment` is given, the cross-attention weights of the model's alignment head (metadata
   // "alignment_head": one head of one layer), or without one the last layer's head average,
   // [rows, max source length] (zero past each source).
@@ -71,8 +77,10 @@ class Decoder {
                    std::vector<float>* alignment = nullptr) const;
   // The output projection: logits [rows, vocab] of hidden states [rows, d_model].
   void project(const float* hidden, size_t rows, float* logits) const;
-  // The same over chosen target ids (a lexical shortlist), built once per batch.
-  const OutputProjection& output() const { return output_; }
+  // The batch's projection of the state's rows: logits [rows, logits_width(state)]; with
+  // vocabularies, row r holds the logits of its sentence's ids, in their order.
+  void project(DecoderState& state, const float* hidden, float* logits) const;
+  size_t logits_width(const DecoderState& state) const;
   // The kernels the layers run on (their thread pool also serves the search's per-row work).
   Kernels& kernels() const { return kernels_; }
   // Keeps rows parents[0..n): new row i continues old row parents[i].

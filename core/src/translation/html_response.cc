@@ -154,6 +154,35 @@ std::string html_model_text(const std::string& block_text) {
   return text;
 }
 
+std::vector<SentenceSpan> html_sentences(const HtmlBlock& block, const std::string& model_text) {
+  std::string seen;             // the model text with the untranslated elements' text
+  std::vector<size_t> to_text;  // for each byte of `seen`, and its end: the byte of model_text
+  std::vector<size_t> starts;   // where each element's text begins in `seen`: it may start a sentence
+  size_t at = 0;
+  auto take = [&](std::string_view piece, size_t where) {  // where: npos for model text
+    for (size_t i = 0; i < piece.size(); ++i) to_text.push_back(where == std::string::npos ? at + i : where);
+    seen += piece;
+  };
+  for (const HtmlBlock::Atom& a : block.atoms) {
+    if (a.text.empty() || a.at > model_text.size()) continue;
+    take(std::string_view(model_text).substr(at, a.at - at), std::string::npos);
+    at = a.at;
+    starts.push_back(seen.size());
+    take(html_model_text(a.text), a.at);
+  }
+  take(std::string_view(model_text).substr(at), std::string::npos);
+  to_text.push_back(model_text.size());
+  std::vector<SentenceSpan> out;
+  for (const SentenceSpan& s : split_sentences(seen, starts)) {
+    // A sentence that begins or ends inside an element's text begins or ends where the element stands.
+    size_t b = to_text[s.begin], e = to_text[s.end];
+    while (b < e && model_text[b] == ' ') ++b;
+    while (e > b && model_text[e - 1] == ' ') --e;
+    if (b < e && (out.empty() || b >= out.back().end)) out.push_back({b, e});
+  }
+  return out;
+}
+
 Translation html_translation(const HtmlFragment& fragment, const ModelConfig& config,
                              const std::vector<std::vector<const Segment*>>& segments, std::vector<Translation>& blocks,
                              bool keep_alignment) {

@@ -9,6 +9,7 @@
 
 #include "html/html.h"
 #include "model/config.h"
+#include "text/sentence_splitter.h"
 #include "tformer/translator.h"
 #include "translation/segmenter.h"
 
@@ -18,6 +19,13 @@ namespace tformer {
 // for byte where they were (a line break would start a new line of sentences; U+00A0 becomes two
 // spaces, its two bytes), so that the segments' byte ranges point into the block's text.
 std::string html_model_text(const std::string& block_text);
+
+// The sentences of a block, cut on the text a reader sees: its model text with the text of each
+// element kept untranslated (code, translate="no") where it stands, so that "Katzen. <code>ls
+// -l</code> zeigt" ends a sentence before the code as "Katzen. Ls zeigt" would, and a sentence
+// end inside such an element cuts there too. Byte ranges of `model_text` (the model never sees
+// those elements' text: they are put back by the alignment, as other markup is).
+std::vector<SentenceSpan> html_sentences(const HtmlBlock& block, const std::string& model_text);
 
 // The Translation of one input text in HTML mode. `blocks`: the translations of the fragment's
 // blocks, in order, each assembled from its `segments` (the segments whose paragraph is that

@@ -21,7 +21,8 @@ size_t Segmenter::max_piece_tokens(const TranslateOptions& options) const {
   return max_tokens;
 }
 
-void Segmenter::split(size_t p, const std::string& text, const TranslateOptions& options, std::vector<Segment>& out) const {
+void Segmenter::split(size_t p, const std::string& text, const TranslateOptions& options, std::vector<Segment>& out,
+                      const std::vector<SentenceSpan>* sentences) const {
   require_valid_utf8(text, p);
   require_at_most_chars(text, options.max_input_chars, p);
   const ModelConfig& c = config_;
@@ -46,7 +47,9 @@ void Segmenter::split(size_t p, const std::string& text, const TranslateOptions&
     if (line_end == std::string::npos) line_end = text.size();
     const std::string_view line_text = std::string_view(text).substr(line_start, line_end - line_start);
     std::vector<SentenceSpan> spans;
-    if (options.split_sentences) {
+    if (sentences && line_end == text.size() && line_start == 0) {
+      spans = *sentences;
+    } else if (options.split_sentences) {
       spans = split_sentences(line_text);
     } else {
       size_t b = line_text.find_first_not_of(" \t\r\f\v"), e = line_text.find_last_not_of(" \t\r\f\v");

@@ -12,6 +12,7 @@
 
 #include "model/config.h"
 #include "text/passthrough.h"
+#include "text/sentence_splitter.h"
 #include "tformer/options.h"
 
 namespace tformer {
@@ -41,7 +42,10 @@ class Segmenter {
   // tformer::Error about that text (Error::input() is `paragraph`) when it is not valid UTF-8
   // (kInvalidText) or has more than options.max_input_chars characters (kTextTooLong). A sentence
   // with no tokens (control characters only) gives no segment.
-  void split(size_t paragraph, const std::string& text, const TranslateOptions& options, std::vector<Segment>& out) const;
+  // `sentences`: where the text's sentences are (a text of one line), when the caller cut them
+  // itself (HTML: on the text with its untranslated elements); otherwise they are cut here.
+  void split(size_t paragraph, const std::string& text, const TranslateOptions& options, std::vector<Segment>& out,
+             const std::vector<SentenceSpan>* sentences = nullptr) const;
 
  private:
   ModelConfig config_;

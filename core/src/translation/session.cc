@@ -4,6 +4,7 @@
 #include <cmath>
 #include <mutex>
 
+#include "decoding/packed_candidates.h"
 #include "translation/batcher.h"
 #include "translation/html_response.h"
 #include "util/utf8.h"
@@ -19,8 +20,8 @@ SearchOptions search_options(const TranslateOptions& options, bool spans) {
   so.beam_size = options.beam_size;
   so.nbest = options.nbest;
   so.length_penalty = options.length_penalty;
+  // passthrough places spans by it, html places elements by it
   so.alignment = options.return_alignment || spans || options.html;
-  so.repetition_guard = options.repetition_guard;
   return so;
 }
 
@@ -74,7 +75,7 @@ TranslationSession::Need TranslationSession::Impl::next() {
     const bool spans = std::any_of(batches_[batch_].begin(), batches_[batch_].end(),
                                    [&](size_t u) { return !segments_[u].kept.spans.empty(); });
     search_.emplace(m_->model->decoder(), m_->config, *memory_, std::move(max_lengths), search_options(options_, spans),
-                    false, std::move(shortlists));
+                    search_rules(m_->config, options_.repetition_guard, std::move(shortlists)));
     memory_.reset();  // the decoder keeps the keys and values it needs
   } else if (phase_ == Phase::kProjectAnswered) {
     if (answered_with_candidates_)
@@ -121,7 +122,11 @@ void TranslationSession::Impl::split_html(const std::vector<std::string>& texts)
     } catch (const Error& e) {
       throw Error::about_input(ErrorCode::kInvalidText, p, std::string("cannot be read as HTML: ") + e.detail());
     }
-    for (const HtmlBlock& b : html_.back().blocks) m_->segmenter->split(blocks++, html_model_text(b.text), options_, segments_);
+    for (const HtmlBlock& b : html_.back().blocks) {
+      const std::string text = html_model_text(b.text);
+      const std::vector<SentenceSpan> sentences = html_sentences(b, text);
+      m_->segmenter->split(blocks++, text, options_, segments_, options_.split_sentences ? &sentences : nullptr);
+    }
   }
   for (Segment& u : segments_) u.alignment = true;
 }
@@ -199,7 +204,7 @@ void TranslationSession::Impl::provide_logits(const float* logits, size_t size) 
 void TranslationSession::Impl::provide_candidates(const float* rows, size_t size) {
   expect(Phase::kProjectPending, Call::kProvideCandidates);
   refuse_if_shortlisted(Call::kProvideCandidates);
-  const size_t n = search_->rows(), k = search_->candidates_per_row(), stride = 3 + 2 * k, V = vocab_size();
+  const size_t n = search_->rows(), k = search_->candidates_per_row(), stride = packed_floats(k), V = vocab_size();
   check_values(Call::kProvideCandidates, rows, size, n * stride,
                std::to_string(n) + " rows x (3 + 2 x " + std::to_string(k) + " candidates)");
   std::vector<float> ids(k);

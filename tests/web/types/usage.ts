@@ -1,7 +1,7 @@
 // Type-checked against web/types/index.d.ts (tests/web/types.test.mjs runs tsc --noEmit): the
 // README's uses of the API must compile, and misuses must not (the @ts-expect-error lines).
 import {
-  Translator, loadRegistry, findModels, withVariant, ModelLoadError, ModelFormatError, InvalidTextError,
+  Translator, loadRegistry, findModels, withVariant, ModelLoadError, ModelFormatError, ModelTooLargeError, InvalidTextError,
   TranslationError, SupersededError, TranslatorDisposedError, chunksOf, CHUNK_CHARS, paragraphAlignment, decideBackend, AUTO_MIN_PROJECTION,
   type Translation, type ModelVariant, type TranslatorInfo, type ProgressEvent, type FallbackEvent,
 } from 'tformer-wasm';
@@ -75,6 +75,7 @@ export async function example(): Promise<string> {
   try {
     await Translator.create({ model: new Uint8Array(8), sha256: 'x' });
   } catch (e) {
+    if (e instanceof ModelTooLargeError) return `${e.model}: more than ${e.limit} bytes`;
     if (e instanceof ModelFormatError) return `${e.model}: ${e.message}`;
     if (e instanceof ModelLoadError) return e.message;
   }

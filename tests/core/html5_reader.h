@@ -1,0 +1,88 @@
+// What an HTML5 parser that shares nothing with the engine sees in a fragment of HTML: Google's
+// gumbo (Debian's libgumbo-dev), parsing the fragment as the content of a div, as innerHTML
+// does. Used by the HTML tests (tests/core/test_html_markup.cc) and the HTML fuzz harness to
+// check the one thing translated HTML must never do: hold markup that was not markup in the input.
+#pragma once
+
+#include <gumbo.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tformer::testing {
+
+// Each element the parser makes, as "namespace:name attribute=value ..." (attributes sorted), with
+// how often it makes it. `copies`: with the copies of formatting elements it makes itself (to
+// reopen a <b> that a <p> closed before the text goes on, or to repair misnested tags).
+inline std::map<std::string, int> html5_elements(const std::string& html, bool copies = true) {
+  GumboOptions options = kGumboDefaultOptions;
+  options.fragment_context = GUMBO_TAG_DIV;
+  GumboOutput* out = gumbo_parse_with_options(&options, html.data(), html.size());
+  std::map<std::string, int> elements;
+  std::vector<const GumboNode*> todo = {out->root};
+  while (!todo.empty()) {
+    const GumboNode* n = todo.back();
+    todo.pop_back();
+    if (n->type != GUMBO_NODE_ELEMENT && n->type != GUMBO_NODE_TEMPLATE) continue;
+    const GumboElement& e = n->v.element;
+    std::string name;
+    if (e.tag == GUMBO_TAG_UNKNOWN) {  // its name from the tag's text (which may begin with a "</>" before it)
+      const std::string original(e.original_tag.data, e.original_tag.length);
+      size_t at = 0;
+      while (original.compare(at, 3, "</>") == 0) at += 3;
+      if (at < original.size() && original[at] == '<') ++at;
+      const size_t end = original.find_first_of(" \t\n\r\f/>", at);
+      name = original.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    } else {
+      name = gumbo_normalized_tagname(e.tag);
+    }
+    for (char& c : name) c = char(std::tolower(static_cast<unsigned char>(c)));
+    static const char* kNamespaces[] = {"html", "svg", "math"};
+    std::vector<std::string> attributes;
+    for (unsigned i = 0; i < e.attributes.length; ++i) {
+      const GumboAttribute* a = static_cast<const GumboAttribute*>(e.attributes.data[i]);
+      attributes.push_back(std::string(a->name) + "=" + a->value);
+    }
+    std::sort(attributes.begin(), attributes.end());
+    std::string key = std::string(kNamespaces[e.tag_namespace]) + ":" + name;
+    for (const std::string& a : attributes) key += " " + a;
+    const bool copy = n->parse_flags & (GUMBO_INSERTION_RECONSTRUCTED_FORMATTING_ELEMENT | GUMBO_INSERTION_ADOPTION_AGENCY_CLONED);
+    if (n != out->root && (copies || !copy)) ++elements[key];  // the root is the parser's own html element
+    for (unsigned i = 0; i < e.children.length; ++i) todo.push_back(static_cast<const GumboNode*>(e.children.data[i]));
+  }
+  gumbo_destroy_output(&options, out);
+  return elements;
+}
+
+// "" when every element the parser sees in `output` it sees in `input` (attributes and all), one
+// with attributes made from its tags as often or more often; otherwise what it sees that is new.
+// (Copies the parser makes of a formatting element depend on where the text goes on, which a
+// translation moves; and how often it makes an element without attributes, such as the empty p of
+// a "</p>", depends on tree-building rules for misnested tables and lists that the engine does not
+// follow: a plain p or br, which it makes from "</p>" and "</br>", need not be in the input.)
+// `exact`: every element, copies too, as often as in the input, none lost.
+inline std::string html5_new_markup(const std::string& input, const std::string& output, bool exact = false) {
+  const std::map<std::string, int> in = html5_elements(input, exact), out = html5_elements(output, exact);
+  const std::map<std::string, int> in_all = html5_elements(input);
+  std::string problems;
+  for (const auto& [key, count] : out) {
+    const auto it = in.find(key);
+    const int before = it == in.end() ? 0 : it->second;
+    const bool attributes = key.find(' ') != std::string::npos;
+    // A parser makes a plain p or br from an end tag ("</p>", "</br>") as the tree it has built
+    // so far asks, which a repaired prefix changes.
+    const bool from_end_tag = key == "html:p" || key == "html:br";
+    if ((!in_all.count(key) && !(from_end_tag && !exact)) || ((exact || attributes) && count > before) || (exact && count != before))
+      problems += "<" + key + "> " + std::to_string(count) + " times, in the input " + std::to_string(before) + "; ";
+  }
+  if (exact)
+    for (const auto& [key, count] : in)
+      if (!out.count(key)) problems += "<" + key + "> lost (" + std::to_string(count) + " in the input); ";
+  return problems;
+}
+
+}  // namespace tformer::testing
