@@ -7,6 +7,7 @@
 //   tformer info MODEL | info -m MODEL
 // MODEL is a .tfm file, a Marian model folder or a Marian model file (imported in memory).
 //   tformer bench -m MODEL.tfm -i FILE [options]
+//   tformer detect [--all]                       stdin lines -> stdout "lang<TAB>confidence"
 //   tformer --help | --version
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -30,6 +31,7 @@
 #include "input.h"
 #include "marian_folder.h"
 #include "readable_json.h"
+#include "tformer/language_detector.h"
 #include "tformer/marian.h"
 #include "tformer/pivot.h"
 #include "tformer/profile.h"
@@ -81,6 +83,14 @@ std::string usage() {
     "      goes, per phase (encoder, decoder self-attention, cross-attention, feed-forward, output\n"
     "      projection, softmax/top-k, beam bookkeeping, KV-cache reorder, the rest), from timers\n"
     "      in the engine.\n"
+    "  tformer detect [--all] [--max-chars N] [--on-error skip|stop]\n"
+    "      Reads UTF-8 lines on stdin and writes the language of each line on stdout, in order, as\n"
+    "      'LANG<TAB>CONFIDENCE': a BCP 47 tag and the share of the line's letters in it (0 to 1),\n"
+    "      from CLD2, the detector Firefox uses. 'und' when no language is detected (an empty line,\n"
+    "      digits, too little text), with the share of the text in no language. --all: every\n"
+    "      language as the web's LanguageDetector.detect() lists them, by confidence, tab-separated\n"
+    "      pairs, ending with 'und' and the rest. A line of fewer than " + std::to_string(tformer::kConfidentDetectionChars) + " characters is seldom\n"
+    "      reliable (Firefox does not act on it).\n"
     "  tformer --help | --version\n"
     "\n"
     "MODEL is a .tfm file, or a Marian model as downloaded: its folder (model .npz or .bin, with\n"
@@ -177,6 +187,7 @@ struct Args {
   bool scores = false, profile = false;
   size_t batch_lines = 64;
   bool stop_on_error = false;
+  bool all_languages = false;
 };
 
 [[noreturn]] void usage_error(const std::string& msg) {
@@ -255,6 +266,7 @@ Args parse(int argc, char** argv) {
     else if (f == "--max-chars") a.options.max_input_chars = size_t(to_int_at_least(f, value(), 0));
     else if (f == "--max-sentence-tokens") a.options.max_sentence_tokens = to_int_at_least(f, value(), 0);
     else if (f == "--scores") a.scores = true;
+    else if (f == "--all") a.all_languages = true;
     else if (f == "--profile") a.profile = true;
     else if (f == "--no-split") a.options.split_sentences = false;
     else if (f == "--html") a.options.html = true;
@@ -284,6 +296,7 @@ Args parse(int argc, char** argv) {
     else a.positional.push_back(f);
   }
   if (a.profile && a.command != "bench") usage_error("--profile is an option of bench only");
+  if (a.all_languages && a.command != "detect") usage_error("--all is an option of detect only");
   // The HTML of a line is built from its best translation only.
   if (a.options.html && a.options.nbest > 1) usage_error("--nbest cannot be used with --html (the HTML is built from the best translation)");
   return a;
@@ -553,6 +566,51 @@ int cmd_translate(const Args& a) {
   return 0;
 }
 
+// A confidence as the CLI writes it: enough digits to tell CLD2's percentages apart, no noise
+// from the subtraction that gives "und" its share.
+std::string confidence_text(double confidence) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", confidence);
+  return text;
+}
+
+// Detects the language of each stdin line. A line that cannot be read (not valid UTF-8, over
+// --max-chars) is skipped (an empty output line, a message, exit status 1) or stops the run.
+int cmd_detect(const Args& a) {
+  if (!a.model.empty()) usage_error("detect needs no model; unexpected -m");
+  if (!a.positional.empty()) usage_error("detect reads its text on stdin; unexpected argument '" + a.positional[0] + "'");
+  tformer::cli::LineReader reader(stdin, tformer::cli::max_line_bytes(a.options.max_input_chars));
+  std::string line;
+  bool too_long = false;
+  size_t skipped = 0;
+  while (reader.next(line, too_long)) {
+    const size_t number = reader.lines_read();
+    const std::string problem = tformer::cli::check_line(line, too_long, number, a.options.max_input_chars);
+    if (!problem.empty()) {
+      if (a.stop_on_error) {
+        std::cout.flush();
+        throw tformer::Error(problem);
+      }
+      std::cout << "\n";
+      std::cout.flush();  // the message appears next to the output it concerns
+      std::cerr << "tformer: error: " << problem << "; its output line is left empty\n";
+      ++skipped;
+      continue;
+    }
+    const std::vector<tformer::DetectedLanguage> ranked = tformer::ranked_languages(tformer::detect_language(line));
+    const size_t shown = a.all_languages ? ranked.size() : 1;
+    for (size_t i = 0; i < shown; ++i)
+      std::cout << (i ? "\t" : "") << ranked[i].language << "\t" << confidence_text(ranked[i].confidence);
+    std::cout << "\n";
+  }
+  if (reader.error()) throw tformer::Error(std::string("cannot read standard input: ") + std::strerror(reader.error()));
+  if (skipped) {
+    std::cerr << "tformer: " << skipped << " of " << reader.lines_read() << " lines could not be read\n";
+    return 1;
+  }
+  return 0;
+}
+
 // What the import of a Marian model found, from its summary (tformer/marian.h).
 void print_marian_summary(const tformer::MarianImport& m) {
   const nlohmann::json s = nlohmann::json::parse(m.summary_json);
@@ -742,6 +800,7 @@ int main(int argc, char** argv) {
     if (a.command == "convert") return cmd_convert(a);
     if (a.command == "bench") return cmd_bench(a);
     if (a.command == "models") return cmd_models(a);
+    if (a.command == "detect") return cmd_detect(a);
     if (a.command == "-h" || a.command == "--help" || a.command == "help") {
       std::cout << usage();
       return 0;

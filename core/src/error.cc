@@ -75,6 +75,7 @@ const char* phase_name(Phase phase) {
     case Phase::kDownload: return "download";
     case Phase::kRequest: return "request";
     case Phase::kTranslate: return "translate";
+    case Phase::kDetect: return "detect";
     case Phase::kNext: return "next";
     case Phase::kEncodeRequest: return "encode_request";
     case Phase::kProvideEncoderOutput: return "provide_encoder_output";
@@ -91,7 +92,7 @@ const char* phase_name(Phase phase) {
 
 bool is_session_call(Phase phase) {
   return phase != Phase::kLoad && phase != Phase::kImport && phase != Phase::kCatalog && phase != Phase::kDownload &&
-         phase != Phase::kRequest && phase != Phase::kTranslate;
+         phase != Phase::kRequest && phase != Phase::kTranslate && phase != Phase::kDetect;
 }
 
 std::string join_alternatives(const std::vector<std::string>& names) {

@@ -3,12 +3,12 @@
 
 The wasm builds that the npm package ships (web/dist/tformer-*.wasm and their JavaScript glue)
 carry XNNPACK, pthreadpool, FXdiv, SentencePiece (with the protobuf-lite, Abseil and Darts-clone
-code it bundles), zlib with MiniZip, yaml-cpp, nlohmann/json and Emscripten's runtime (its
+code it bundles), zlib with MiniZip, yaml-cpp, CLD2, nlohmann/json and Emscripten's runtime (its
 JavaScript support code, embind, musl libc, libc++, libc++abi, compiler-rt, dlmalloc); the native
 CLI also carries cpuinfo. Their licences require the notices in binary distributions.
 
 Each notice is read from where the code comes from:
-- the pinned source tarballs (core/third_party/SHA256SUMS and SHA256SUMS.marian), each checked
+- the pinned source tarballs (core/third_party/SHA256SUMS, SHA256SUMS.marian and SHA256SUMS.cld2), each checked
   against its sha256 before it is read: their own LICENSE files;
 - nlohmann/json and Emscripten, which the build takes from Debian packages (nlohmann-json3-dev,
   emscripten): the package's machine-readable copyright file, the paragraphs of the files that
@@ -32,7 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 OUT = ROOT / "THIRD_PARTY_NOTICES"
-SUMS = [HERE / "SHA256SUMS", HERE / "SHA256SUMS.marian"]
+SUMS = [HERE / "SHA256SUMS", HERE / "SHA256SUMS.marian", HERE / "SHA256SUMS.cld2"]
 DEFAULT_SOURCES = [ROOT / "build-wasm" / "_deps" / "downloads", ROOT / "build" / "_deps" / "downloads",
                    ROOT / "build-wasm-relaxed" / "_deps" / "downloads", ROOT.parent / "shared" / "deps"]
 
@@ -53,6 +53,8 @@ FROM_TARBALLS = [
     ("zlib", "zlib_", "LICENSE", "gzip and the .npz zip container in the Marian importer (wasm)"),
     ("MiniZip (zlib's contrib/minizip)", "zlib_", "contrib/minizip/unzip.h#comment", "the .npz zip container (wasm)"),
     ("yaml-cpp", "yaml-cpp_", "LICENSE", "Marian's YAML options and vocabularies (wasm)"),
+    ("CLD2 (Compact Language Detector 2)", "cld2_", "LICENSE",
+     "language detection (wasm; the native build links Debian's libcld2)"),
 ]
 
 # Debian packages: (component, package, copyright file, the Files patterns compiled in, extra

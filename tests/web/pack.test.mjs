@@ -112,7 +112,7 @@ test('npm pack --dry-run lists LICENSE and THIRD_PARTY_NOTICES, the repository\'
 
   // Every source tarball pinned for the builds has its notice, named with its sha256.
   const notices = readFileSync(path.join(repoRoot, 'THIRD_PARTY_NOTICES'), 'utf8');
-  const pins = ['SHA256SUMS', 'SHA256SUMS.marian'].flatMap((f) =>
+  const pins = ['SHA256SUMS', 'SHA256SUMS.marian', 'SHA256SUMS.cld2'].flatMap((f) =>
     readFileSync(path.join(repoRoot, 'core', 'third_party', f), 'utf8').trim().split('\n').map((line) => line.split(/\s+/)));
   assert.ok(pins.length >= 7, `${pins.length} pinned tarballs`);
   for (const [sha256, tarball] of pins) {
@@ -120,7 +120,7 @@ test('npm pack --dry-run lists LICENSE and THIRD_PARTY_NOTICES, the repository\'
   }
   const headings = notices.split('\n').filter((line, i, lines) => /^\d+\. /.test(line) && /^={78}$/.test(lines[i - 1] ?? ''));
   for (const component of ['XNNPACK', 'pthreadpool', 'FXdiv', 'SentencePiece', 'protobuf-lite', 'zlib', 'MiniZip', 'yaml-cpp',
-    'nlohmann/json', "Emscripten's runtime"]) {
+    'CLD2', 'nlohmann/json', "Emscripten's runtime"]) {
     assert.ok(headings.some((h) => h.includes(component)), `a section for ${component}: ${headings.join(' / ')}`);
   }
 });

@@ -9,3 +9,5 @@ export { chunksOf, CHUNK_CHARS } from './chunks.js';
 export { paragraphAlignment } from './alignment.js';
 export { EngineStoppedError } from './engine-host.js';
 export { chooseEngine, decideBackend, describeAdapter, AUTO_MIN_PROJECTION } from './select.js';
+export { LanguageDetector } from './standard/language-detector.js';
+export { detectLanguage, detectableLanguages } from './detection.js';

@@ -593,3 +593,33 @@ export function decideBackend(input: {
   adapter: { info?: object; isFallbackAdapter?: boolean } | null;
   config: { d_model: number; vocab_size: number };
 }): { backend: 'wasm' | 'webgpu'; reason: string; adapter: AdapterSummary | null };
+
+// Language detection (CLD2, the detector Firefox uses; src/detection.js, src/standard/).
+export type { Availability, CreateMonitor, LanguageDetectionResult, LanguageDetectorCreateOptions } from './standard.js';
+import type { StandardLanguageDetector } from './standard.js';
+/** The web's LanguageDetector (webmachinelearning/translation-api), as the package implements it. */
+export declare const LanguageDetector: typeof StandardLanguageDetector;
+export type LanguageDetector = StandardLanguageDetector;
+
+/** What detectLanguage() finds in a text. */
+export interface LanguageDetection {
+  /** As LanguageDetector.detect() gives it: by confidence, "und" last. */
+  ranked: LanguageDetectionResult[];
+  /** CLD2's (up to) three languages: the share of the text's letters in each, and how well they fit it. */
+  languages: { language: string; confidence: number; score: number }[];
+  /** The share of the text in no detected language. */
+  unknown: number;
+  /** CLD2's own verdict. */
+  reliable: boolean;
+  /** reliable, and at least 200 characters: what Firefox acts on. */
+  confident: boolean;
+  /** Code points of the text. */
+  characters: number;
+  /** Runs of one language ("und" where none), as UTF-16 indices of the text: text.slice(start, end). */
+  spans: { start: number; end: number; language: string }[];
+}
+import type { LanguageDetectionResult } from './standard.js';
+/** The languages of `text` in detail (the detector is loaded once, in the calling thread). */
+export function detectLanguage(text: string, options?: { wasmBase?: string | URL }): Promise<LanguageDetection>;
+/** The BCP 47 tags the detector can report (canonical, sorted). */
+export function detectableLanguages(options?: { wasmBase?: string | URL }): Promise<string[]>;

@@ -49,6 +49,7 @@ enum class Phase {
   // Phases added later keep the numbers above as they were.
   kCatalog,    // reading a model catalogue and choosing a pair's files (tformer/catalog.h)
   kDownload,   // fetching, checking and unpacking a catalogue's files
+  kDetect,     // detecting a text's languages (tformer/language_detector.h)
 };
 
 class Error : public std::exception {

@@ -123,3 +123,23 @@ export async function example(): Promise<string> {
   console.log(route);
   return `${variant} ${many.length} ${weights?.length} ${pieces.length} ${ms}`;
 }
+
+// The web's LanguageDetector from the package, detectLanguage's detail, and the polyfill.
+import { LanguageDetector, detectLanguage, type LanguageDetectionResult } from 'tformer-wasm';
+import { install } from 'tformer-wasm/polyfill';
+
+export async function detection(text: string): Promise<string> {
+  const detector = await LanguageDetector.create({ expectedInputLanguages: ['de'], monitor: (m) => m.addEventListener('downloadprogress', (e) => console.log(e.loaded)) });
+  const results: LanguageDetectionResult[] = await detector.detect(text, { signal: new AbortController().signal });
+  const detail = await detectLanguage(text);
+  const spans: string[] = detail.spans.map((s) => `${text.slice(s.start, s.end)}: ${s.language}`);
+  // @ts-expect-error detect() takes a string
+  await detector.detect(42);
+  detector.destroy();
+  const { Translator: T, installed } = install({ catalog: '/registry.json', force: false });
+  const t = await T.create({ sourceLanguage: 'de', targetLanguage: 'en', monitor: (m) => { m.ondownloadprogress = (e) => console.log(e.loaded); } });
+  const chunks: ReadableStream<string> = t.translateStreaming(text);
+  // @ts-expect-error targetLanguage is required
+  await T.create({ sourceLanguage: 'de' });
+  return `${results[0].detectedLanguage} ${spans.join()} ${installed.join()} ${await t.translate(text)} ${chunks.locked}`;
+}

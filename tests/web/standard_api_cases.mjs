@@ -1,0 +1,211 @@
+// The web's Translator and LanguageDetector APIs, case by case, as the specification
+// (webmachinelearning/translation-api with writing-assistance-apis) says they behave. One file for
+// every place they run: the polyfill (tformer-wasm/polyfill) in Node, on a page and in a Worker,
+// and a browser's own implementation where it has one. No imports: the browser tests load it as a
+// module of its own text. Each case throws on a failure.
+//
+// env: { Translator, LanguageDetector, own: true for a browser's implementation (cases that need
+//        the polyfill's catalogue are then left out), pair: [source, target] a downloadable arc,
+//        abortPair: another one, for aborting its download, brokenTranslator?: a Translator class
+//        whose only arc's download fails }
+
+const GERMAN = 'Der JAS 39C Gripen stürzte gegen 9:30 Uhr Ortszeit auf eine Startbahn und explodierte. Der Flughafen wurde geschlossen.';
+const FRENCH = 'Le JAS 39C Gripen s’est écrasé sur une piste autour de 9 h 30 heure locale (0230 UTC) et a explosé, provoquant la fermeture de l’aéroport aux vols commerciaux.';
+
+function check(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+async function rejects(promise, test, message) {
+  try {
+    await promise;
+  } catch (e) {
+    check(test(e), `${message}: got ${e?.name}: ${e?.message}`);
+    return e;
+  }
+  throw new Error(`${message}: it did not reject`);
+}
+
+const isDOMException = (name) => (e) => e instanceof DOMException && e.name === name;
+
+function progressRecorder(events) {
+  return (m) => m.addEventListener('downloadprogress', (e) => events.push(e.loaded));
+}
+
+function checkProgress(events) {
+  check(events.length >= 1, 'downloadprogress events were fired');
+  check(events.at(-1) === 1, `the last downloadprogress is exactly 1 (${events.join(', ')})`);
+  for (let i = 1; i < events.length; ++i) check(events[i] >= events[i - 1], `progress does not go back (${events.join(', ')})`);
+  for (const e of events) check(e >= 0 && e <= 1, `progress within 0..1 (${e})`);
+}
+
+export function cases(env) {
+  const { Translator, LanguageDetector, own = false } = env;
+  const [source, target] = env.pair ?? ['de', 'en'];
+  const list = [];
+  const add = (name, run, { polyfillOnly = false } = {}) => list.push({ name, run, skip: polyfillOnly && own ? 'needs the polyfill\'s catalogue' : null });
+
+  add('Translator.availability: "downloadable" before create(), "available" after; progress ends at exactly 1', async () => {
+    const before = await Translator.availability({ sourceLanguage: source, targetLanguage: target });
+    check(['downloadable', 'available'].includes(before), `before create(): ${before}`);
+    if (!own) check(before === 'downloadable', `the polyfill's arc is downloadable before its first create(): ${before}`);
+    const events = [];
+    const translator = await Translator.create({ sourceLanguage: source, targetLanguage: target, monitor: progressRecorder(events) });
+    checkProgress(events);
+    check(await Translator.availability({ sourceLanguage: source, targetLanguage: target }) === 'available', 'available after create()');
+    translator.destroy();
+  });
+
+  add('Translator: tags canonicalized and fitted; translate() gives a translation; translateStreaming() chunks join to it', async () => {
+    const translator = await Translator.create({ sourceLanguage: `${source.toUpperCase()}-${source === 'de' ? 'AT' : 'US'}`, targetLanguage: target });
+    check(translator.sourceLanguage === source, `sourceLanguage ${translator.sourceLanguage}`);
+    check(translator.targetLanguage === target, `targetLanguage ${translator.targetLanguage}`);
+    const whole = await translator.translate(GERMAN);
+    check(typeof whole === 'string' && whole.length > 20 && whole !== GERMAN, `a translation: ${whole}`);
+    const stream = translator.translateStreaming(GERMAN);
+    check(stream instanceof ReadableStream, 'translateStreaming returns a ReadableStream');
+    const chunks = [];
+    for (const reader = stream.getReader(); ;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      check(typeof value === 'string', 'chunks are strings');
+      chunks.push(value);
+    }
+    check(chunks.join('') === whole, `the chunks (${JSON.stringify(chunks)}) join to translate()'s result (${JSON.stringify(whole)})`);
+    check(await translator.translate('') === '', 'an empty input translates to itself');
+    translator.destroy();
+  });
+
+  add('Translator: measureInputUsage and inputQuota; over the quota, QuotaExceededError', async () => {
+    const translator = await Translator.create({ sourceLanguage: source, targetLanguage: target });
+    const usage = await translator.measureInputUsage(GERMAN);
+    check(Number.isFinite(usage) && usage >= 0, `usage ${usage}`);
+    check(typeof translator.inputQuota === 'number' && translator.inputQuota > 0, `inputQuota ${translator.inputQuota}`);
+    if (Number.isFinite(translator.inputQuota) && usage > 0) {
+      const over = 'a '.repeat(Math.ceil(translator.inputQuota / 2) + 1);
+      await rejects(translator.translate(over), (e) => e instanceof DOMException && e.name === 'QuotaExceededError' &&
+        e.requested > translator.inputQuota && e.quota === translator.inputQuota, 'over the quota');
+    }
+    translator.destroy();
+  });
+
+  add('Translator: the same language on both sides is "available" and translates to itself', async () => {
+    check(await Translator.availability({ sourceLanguage: 'fr', targetLanguage: 'fr' }) === 'available', 'fr -> fr');
+    check(await Translator.availability({ sourceLanguage: 'en-US', targetLanguage: 'en-GB' }) === 'available', 'en-US -> en-GB');
+    const events = [];
+    const same = await Translator.create({ sourceLanguage: 'fr', targetLanguage: 'fr', monitor: progressRecorder(events) });
+    checkProgress(events);
+    check(await same.translate(FRENCH) === FRENCH, 'fr -> fr gives its input');
+    const chunks = [];
+    for (const reader = same.translateStreaming(FRENCH).getReader(); ;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+    check(chunks.join('') === FRENCH, 'streamed too');
+    same.destroy();
+  });
+
+  add('Translator: an unsupported arc is "unavailable" and create() rejects with NotSupportedError; bad tags are RangeError', async () => {
+    check(await Translator.availability({ sourceLanguage: 'tlh', targetLanguage: 'en' }) === 'unavailable', 'tlh -> en');
+    await rejects(Translator.create({ sourceLanguage: 'tlh', targetLanguage: 'en' }), isDOMException('NotSupportedError'), 'create tlh -> en');
+    await rejects(Translator.availability({ sourceLanguage: 'not a tag', targetLanguage: 'en' }), (e) => e instanceof RangeError, 'a bad tag');
+    await rejects(Translator.create({ sourceLanguage: 'de', targetLanguage: '' }), (e) => e instanceof RangeError, 'an empty tag');
+    await rejects(Translator.create({ targetLanguage: 'en' }), (e) => e instanceof TypeError, 'no sourceLanguage');
+  });
+
+  add('Translator: an aborted signal rejects create(), translate() and measureInputUsage() with its reason', async () => {
+    const reason = new Error('stop');
+    await rejects(Translator.create({ sourceLanguage: source, targetLanguage: target, signal: AbortSignal.abort(reason) }), (e) => e === reason, 'create');
+    const translator = await Translator.create({ sourceLanguage: source, targetLanguage: target });
+    await rejects(translator.translate(GERMAN, { signal: AbortSignal.abort(reason) }), (e) => e === reason, 'translate');
+    await rejects(translator.measureInputUsage(GERMAN, { signal: AbortSignal.abort(reason) }), (e) => e === reason, 'measureInputUsage');
+    // Aborted while it runs.
+    const controller = new AbortController();
+    const running = translator.translate(GERMAN.repeat(20), { signal: controller.signal });
+    setTimeout(() => controller.abort(reason), 5);
+    await rejects(running, (e) => e === reason, 'translate aborted while running');
+    // The translator still works.
+    check((await translator.translate(GERMAN)).length > 0, 'translates after an abort');
+    translator.destroy();
+  });
+
+  add('Translator: create() aborted during its download rejects with the reason', async () => {
+    const [s, t] = env.abortPair ?? ['en', 'de'];
+    const reason = new Error('stop the download');
+    const controller = new AbortController();
+    const created = Translator.create({
+      sourceLanguage: s, targetLanguage: t, signal: controller.signal,
+      monitor(m) { m.addEventListener('downloadprogress', () => controller.abort(reason), { once: true }); },
+    });
+    await rejects(created, (e) => e === reason, 'create aborted at its first progress event');
+  }, { polyfillOnly: true });
+
+  add('Translator: destroy() mid-translation rejects it with an AbortError; later calls with InvalidStateError', async () => {
+    const translator = await Translator.create({ sourceLanguage: source, targetLanguage: target });
+    const running = translator.translate(GERMAN.repeat(20));
+    setTimeout(() => translator.destroy(), 5);
+    await rejects(running, isDOMException('AbortError'), 'the running translation');
+    await rejects(translator.translate(GERMAN), (e) => e instanceof DOMException && ['InvalidStateError', 'AbortError'].includes(e.name), 'after destroy');
+    if (!own) await rejects(translator.translate(GERMAN), isDOMException('InvalidStateError'), 'after destroy (the polyfill: InvalidStateError)');
+  });
+
+  add('Translator: a download that fails rejects create() with NetworkError', async () => {
+    const Broken = env.brokenTranslator;
+    const [s, t] = env.brokenPair;
+    check(await Broken.availability({ sourceLanguage: s, targetLanguage: t }) === 'downloadable', 'the broken arc is downloadable');
+    await rejects(Broken.create({ sourceLanguage: s, targetLanguage: t }), isDOMException('NetworkError'), 'create');
+  }, { polyfillOnly: true });
+
+  add('LanguageDetector: create() with a monitor, detect() by confidence with "und" last', async () => {
+    const events = [];
+    const detector = await LanguageDetector.create({ monitor: progressRecorder(events) });
+    checkProgress(events);
+    check(await LanguageDetector.availability() === 'available', 'available after create()');
+    const results = await detector.detect(GERMAN);
+    check(results[0].detectedLanguage === 'de', `de first: ${JSON.stringify(results)}`);
+    check(results.at(-1).detectedLanguage === 'und', '"und" last');
+    const sum = results.reduce((s, r) => s + r.confidence, 0);
+    check(Math.abs(sum - 1) < 1e-6, `confidences sum to 1 (${sum})`);
+    for (let i = 1; i < results.length - 1; ++i) check(results[i - 1].confidence >= results[i].confidence, 'sorted');
+    check((await detector.detect(FRENCH))[0].detectedLanguage === 'fr', 'fr');
+    detector.destroy();
+  });
+
+  add('LanguageDetector: expectedInputLanguages, NotSupportedError, quota, abort and destroy', async () => {
+    const detector = await LanguageDetector.create({ expectedInputLanguages: ['de-CH', 'en'] });
+    check(JSON.stringify(detector.expectedInputLanguages) === JSON.stringify(['de', 'en']), `expectedInputLanguages ${detector.expectedInputLanguages}`);
+    await rejects(LanguageDetector.create({ expectedInputLanguages: ['tlh-Piqd'] }), isDOMException('NotSupportedError'), 'an undetectable language');
+    const reason = new Error('stop');
+    await rejects(detector.detect(GERMAN, { signal: AbortSignal.abort(reason) }), (e) => e === reason, 'detect aborted');
+    await rejects(detector.measureInputUsage(GERMAN, { signal: AbortSignal.abort(reason) }), (e) => e === reason, 'measureInputUsage aborted');
+    await rejects(LanguageDetector.create({ signal: AbortSignal.abort(reason) }), (e) => e === reason, 'create aborted');
+    if (Number.isFinite(detector.inputQuota)) {
+      await rejects(detector.detect('a'.repeat(detector.inputQuota + 1)), (e) => e instanceof DOMException && e.name === 'QuotaExceededError', 'over the quota');
+    }
+    const running = detector.detect(GERMAN);
+    detector.destroy();
+    await rejects(running, isDOMException('AbortError'), 'destroyed while detecting');
+    await rejects(detector.detect(GERMAN), (e) => e instanceof DOMException && ['InvalidStateError', 'AbortError'].includes(e.name), 'after destroy');
+  });
+
+  return list;
+}
+
+/** Runs the cases in order: [{name, ok, skipped?, error?}]. */
+export async function runCases(env) {
+  const out = [];
+  for (const c of cases(env)) {
+    if (c.skip) {
+      out.push({ name: c.name, ok: true, skipped: c.skip });
+      continue;
+    }
+    try {
+      await c.run();
+      out.push({ name: c.name, ok: true });
+    } catch (e) {
+      out.push({ name: c.name, ok: false, error: `${e?.name}: ${e?.message}\n${e?.stack ?? ''}` });
+    }
+  }
+  return out;
+}
