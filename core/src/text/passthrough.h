@@ -25,6 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "text/annotated_text.h"
+
 namespace tformer {
 
 struct ProtectedSpan {
@@ -45,13 +47,14 @@ struct ProtectedSentence {
 // <unk>); letters and punctuation it has stay for the model.
 ProtectedSentence protect(std::string_view sentence, const std::function<bool(char32_t)>& unknown);
 
-// Puts the spans back into a translation. `source_pieces`: the pieces of the cleaned sentence
-// as the model saw them (without BOS/EOS); `target_pieces`: the translation's pieces (without
-// EOS), joined by SentencePiece into `target_text`; `alignment`: row-major
-// [target pieces (+ EOS row ignored) x source_stride] weights with source column `source_offset`
-// + i for source piece i (BOS shifts it by one). Empty alignment: by relative position.
-std::string restore(const ProtectedSentence& sentence, const std::vector<std::string>& source_pieces,
-                    const std::vector<std::string>& target_pieces, const std::string& target_text,
-                    const std::vector<float>& alignment, size_t source_stride, size_t source_offset);
+// Puts the spans back into a translation. `source_tokens`: for each token the model saw of the
+// cleaned sentence (without BOS/EOS), the bytes of `sentence.text` it stands for; `target`: the
+// translation (without EOS) and the bytes of it each of its tokens stands for (text/annotated_text.h);
+// `alignment`: row-major [target tokens (+ EOS row ignored) x source_stride] weights with source
+// column `source_offset` + i for source token i (BOS shifts it by one). Empty alignment: by
+// relative position.
+std::string restore(const ProtectedSentence& sentence, const std::vector<ByteRange>& source_tokens,
+                    const AnnotatedSentence& target, const std::vector<float>& alignment, size_t source_stride,
+                    size_t source_offset);
 
 }  // namespace tformer

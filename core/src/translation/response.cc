@@ -17,15 +17,11 @@ SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vecto
     std::vector<int> text_ids;
     for (int id : h.tokens)
       if (id != config_.eos_id) text_ids.push_back(id);
-    out.text = target_.decode(text_ids);
     if (!segment.kept.spans.empty() || segment.kept.verbatim) {
-      std::vector<std::string> source_pieces, target_pieces;
-      for (int id : segment.source)
-        if (!((config_.source_bos && id == config_.bos_id) || (config_.source_eos && id == config_.eos_id)))
-          source_pieces.push_back(source_.piece(id));
-      for (int id : text_ids) target_pieces.push_back(target_.piece(id));
-      out.text = restore(segment.kept, source_pieces, target_pieces, out.text, h.alignment, segment.source.size(),
-                         config_.source_bos ? 1 : 0);
+      out.text = restore(segment.kept, segment.source_tokens, target_.decode_annotated(text_ids), h.alignment,
+                         segment.source.size(), config_.source_bos ? 1 : 0);
+    } else {
+      out.text = target_.decode(text_ids);
     }
     s.hypotheses.push_back(std::move(out));
   }
