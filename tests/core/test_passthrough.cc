@@ -120,6 +120,19 @@ TEST_CASE("passthrough: restore() puts spans back at word boundaries, by a clear
   const AnnotatedSentence target = spelled({"▁The", "▁weather", "▁is", "▁today", "."});
   // No alignment, or a flat one: the same relative place (after the word at "ist"'s position).
   CHECK(restore(p, source, target, {}, 6, 0) == "The weather is ☀️ today.");
+  // What was put back, and where: the span's bytes in the result, and in the sentence.
+  std::vector<PutBack> put_back;
+  const std::string restored = restore(p, source, target, {}, 6, 0, &put_back);
+  REQUIRE(put_back.size() == 1);
+  CHECK(restored.substr(put_back[0].text.begin, put_back[0].text.size()) == "☀️");
+  CHECK(put_back[0].from == std::string("Das Wetter ist ").size());
+  CHECK(put_back[0].position == std::string("The weather is").size());
+  CHECK(put_back[0].length == std::string(" ☀️").size());
+  CHECK(p.origin.size() == p.text.size());
+  CHECK(p.origin.at(p.text.find("heute")) == std::string("Das Wetter ist ☀️ ").size());
+  restore(protect("12:30 😀!", nothing_unknown), {}, AnnotatedSentence{"whatever", {}}, {}, 0, 0, &put_back);
+  REQUIRE(put_back.size() == 1);  // a verbatim copy: the whole sentence
+  CHECK(put_back[0].text == ByteRange{0, std::string("12:30 😀!").size()});
   std::vector<float> flat(6 * 6, 1.f / 6);
   CHECK(restore(p, source, target, flat, 6, 0) == "The weather is ☀️ today.");
   // A clear alignment of "ist" with "today": after that word, before its full stop.

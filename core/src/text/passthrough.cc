@@ -132,6 +132,7 @@ ProtectedSentence protect(std::string_view sentence, const std::function<bool(ch
     while (j < n && keep[j]) ++j;
     ProtectedSpan span;
     span.text = std::string(sentence.substr(cps[i].begin, cps[j - 1].end - cps[i].begin));
+    span.from = cps[i].begin;
     span.space_before = i == 0 || is_space(cps[i - 1].value);
     span.space_after = j < n && is_space(cps[j].value);
     out.spans.push_back(std::move(span));
@@ -152,6 +153,7 @@ ProtectedSentence protect(std::string_view sentence, const std::function<bool(ch
   for (size_t i = 0; i < n;) {
     if (!keep[i]) {
       out.text.append(sentence.substr(cps[i].begin, cps[i].end - cps[i].begin));
+      for (size_t b = cps[i].begin; b < cps[i].end; ++b) out.origin.push_back(b);
       ++i;
       continue;
     }
@@ -162,7 +164,10 @@ ProtectedSentence protect(std::string_view sentence, const std::function<bool(ch
     if (at_start || (!out.text.empty() && out.text.back() == ' '))
       while (j < n && is_space(cps[j].value)) ++j;
     if (j == n || (is_edge_punct(cps[j].value) && cps[j].value != '(' && cps[j].value != '['))
-      while (!out.text.empty() && out.text.back() == ' ') out.text.pop_back();
+      while (!out.text.empty() && out.text.back() == ' ') {
+        out.text.pop_back();
+        out.origin.pop_back();
+      }
     // Spans just before this one stood where the trimmed space was: keep them with it, in order.
     for (size_t k = 0; k < span_index; ++k) out.spans[k].at = std::min(out.spans[k].at, out.text.size());
     out.spans[span_index++].at = out.text.size();
@@ -215,8 +220,12 @@ bool starts_word(std::string_view token) {
 
 std::string restore(const ProtectedSentence& sentence, const std::vector<ByteRange>& source_tokens,
                     const AnnotatedSentence& target, const std::vector<float>& alignment, size_t source_stride,
-                    size_t source_offset) {
-  if (sentence.verbatim) return sentence.text;
+                    size_t source_offset, std::vector<PutBack>* put_back) {
+  if (put_back) put_back->clear();
+  if (sentence.verbatim) {
+    if (put_back) put_back->push_back({0, sentence.text.size(), {0, sentence.text.size()}, 0});
+    return sentence.text;
+  }
   const std::string& target_text = target.text;
   if (sentence.spans.empty()) return target_text;
   const std::vector<ByteRange>& pieces = target.tokens;
@@ -294,9 +303,15 @@ std::string restore(const ProtectedSentence& sentence, const std::vector<ByteRan
     out.append(target_text, at, i.position - at);
     // Spans side by side at the very start (a translation that is empty before them) keep the
     // space that stood between them: "0171 2345678", not "01712345678".
+    const size_t added_from = out.size();
     if (i.position == 0 && i.space_before && n > 0 && inserts[n - 1].position == 0 && !out.empty() && out.back() != ' ') out += ' ';
     out += i.text;
     at = i.position;
+    if (put_back) {
+      const ProtectedSpan& span = sentence.spans[i.order];
+      const size_t span_at = out.size() - i.text.size() + i.text.find(span.text);
+      put_back->push_back({i.position, out.size() - added_from, {span_at, span_at + span.text.size()}, span.from});
+    }
   }
   out.append(target_text, at, std::string::npos);
   return out;
