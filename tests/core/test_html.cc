@@ -299,6 +299,9 @@ TEST_CASE("html with passthrough: a span the model never saw keeps its element",
       {"<p>Der Preis beträgt <b>12,50 €</b> heute.</p>", "<b>12,50 €</b>"},
       {"<p>Schreib an <a href=\"mailto:anna@example.org\">anna@example.org</a> bitte.</p>",
        "<a href=\"mailto:anna@example.org\">anna@example.org</a>"},
+      // The same number twice: the element goes with the copy it was on (its full stop too), not
+      // with the first word that reads the same.
+      {"<p>Er kam 1979 nach Berlin und ging <b>1979.</b></p>", "<b>1979.</b>"},
   };
   for (const auto& [html, kept] : cases) {
     const std::string out = t.translate({html}, o).at(0).text;

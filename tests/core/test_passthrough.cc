@@ -21,6 +21,22 @@ std::vector<std::string> span_texts(const ProtectedSentence& p) {
   return out;
 }
 
+// A sentence as SentencePiece reports pieces that spell it: each piece stands for its bytes, its
+// "▁" for the space before it (none before the first piece).
+AnnotatedSentence spelled(const std::vector<std::string>& pieces) {
+  const std::string mark = "\xE2\x96\x81";
+  AnnotatedSentence out;
+  for (std::string piece : pieces) {
+    for (size_t k; (k = piece.find(mark)) != std::string::npos;) piece.replace(k, mark.size(), " ");
+    if (out.tokens.empty() && !piece.empty() && piece[0] == ' ') piece.erase(0, 1);
+    out.tokens.push_back({out.text.size(), out.text.size() + piece.size()});
+    out.text += piece;
+  }
+  return out;
+}
+
+std::vector<ByteRange> tokens(const std::vector<std::string>& pieces) { return spelled(pieces).tokens; }
+
 size_t count(const std::string& text, const std::string& part) {
   size_t n = 0;
   for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
@@ -80,7 +96,7 @@ TEST_CASE("passthrough: protect() takes out numbers, URLs, e-mail addresses, emo
   CHECK(p.text == "Ruf mich an:.");
   CHECK(span_texts(p) == std::vector<std::string>{"+49", "30", "1234567"});
   for (const auto& s : p.spans) CHECK(s.at == std::string("Ruf mich an:").size());
-  CHECK(restore(p, {"▁Ruf", "▁mich", "▁an", ":", "."}, {"▁Call", "▁me", ":", "."}, "Call me:.", {}, 5, 0) ==
+  CHECK(restore(p, tokens({"▁Ruf", "▁mich", "▁an", ":", "."}), spelled({"▁Call", "▁me", ":", "."}), {}, 5, 0) ==
         "Call me: +49 30 1234567.");
 
   // Characters the vocabulary lacks: whatever `unknown` says.
@@ -100,22 +116,35 @@ TEST_CASE("passthrough: protect() takes out numbers, URLs, e-mail addresses, emo
 
 TEST_CASE("passthrough: restore() puts spans back at word boundaries, by a clear alignment or by position", "[passthrough]") {
   const ProtectedSentence p = protect("Das Wetter ist ☀️ heute.", nothing_unknown);
-  const std::vector<std::string> source{"▁Das", "▁Wetter", "▁ist", "▁heute", "."};
-  const std::vector<std::string> target{"▁The", "▁weather", "▁is", "▁today", "."};
+  const std::vector<ByteRange> source = tokens({"▁Das", "▁Wetter", "▁ist", "▁heute", "."});
+  const AnnotatedSentence target = spelled({"▁The", "▁weather", "▁is", "▁today", "."});
   // No alignment, or a flat one: the same relative place (after the word at "ist"'s position).
-  CHECK(restore(p, source, target, "The weather is today.", {}, 6, 0) == "The weather is ☀️ today.");
+  CHECK(restore(p, source, target, {}, 6, 0) == "The weather is ☀️ today.");
+  // What was put back, and where: the span's bytes in the result, and in the sentence.
+  std::vector<PutBack> put_back;
+  const std::string restored = restore(p, source, target, {}, 6, 0, &put_back);
+  REQUIRE(put_back.size() == 1);
+  CHECK(restored.substr(put_back[0].text.begin, put_back[0].text.size()) == "☀️");
+  CHECK(put_back[0].from == std::string("Das Wetter ist ").size());
+  CHECK(put_back[0].position == std::string("The weather is").size());
+  CHECK(put_back[0].length == std::string(" ☀️").size());
+  CHECK(p.origin.size() == p.text.size());
+  CHECK(p.origin.at(p.text.find("heute")) == std::string("Das Wetter ist ☀️ ").size());
+  restore(protect("12:30 😀!", nothing_unknown), {}, AnnotatedSentence{"whatever", {}}, {}, 0, 0, &put_back);
+  REQUIRE(put_back.size() == 1);  // a verbatim copy: the whole sentence
+  CHECK(put_back[0].text == ByteRange{0, std::string("12:30 😀!").size()});
   std::vector<float> flat(6 * 6, 1.f / 6);
-  CHECK(restore(p, source, target, "The weather is today.", flat, 6, 0) == "The weather is ☀️ today.");
+  CHECK(restore(p, source, target, flat, 6, 0) == "The weather is ☀️ today.");
   // A clear alignment of "ist" with "today": after that word, before its full stop.
   std::vector<float> peaked = flat;
   peaked[3 * 6 + 2] = 0.9f;
-  CHECK(restore(p, source, target, "The weather is today.", peaked, 6, 0) == "The weather is today ☀️.");
+  CHECK(restore(p, source, target, peaked, 6, 0) == "The weather is today ☀️.");
   // With a BOS column first, the anchor's column moves by one.
   std::vector<float> with_bos(6 * 7, 0.f);
   with_bos[1 * 7 + 3] = 0.8f;
-  CHECK(restore(p, source, target, "The weather is today.", with_bos, 7, 1) == "The weather ☀️ is today.");
+  CHECK(restore(p, source, target, with_bos, 7, 1) == "The weather ☀️ is today.");
   // Never inside a word: "to" + "day" is one word.
-  CHECK(restore(p, source, {"▁The", "▁weather", "▁is", "▁to", "day", "."}, "The weather is today.", {}, 6, 0) ==
+  CHECK(restore(p, source, spelled({"▁The", "▁weather", "▁is", "▁to", "day", "."}), {}, 6, 0) ==
         "The weather is today ☀️.");
 
   // A span that closes the sentence closes the translation, before its closing punctuation, also
@@ -123,30 +152,37 @@ TEST_CASE("passthrough: restore() puts spans back at word boundaries, by a clear
   // German, not in English): "werden" is "be" here.
   const ProtectedSentence e = protect("Es kostet nichts, gefunden zu werden 😀.", nothing_unknown);
   CHECK(e.text == "Es kostet nichts, gefunden zu werden.");
-  const std::vector<std::string> e_source{"▁Es", "▁kostet", "▁nichts", ",", "▁gefunden", "▁zu", "▁werden", "."};
-  const std::vector<std::string> e_target{"▁It", "▁costs", "▁nothing", "▁to", "▁be", "▁found", "."};
+  const std::vector<ByteRange> e_source = tokens({"▁Es", "▁kostet", "▁nichts", ",", "▁gefunden", "▁zu", "▁werden", "."});
+  const AnnotatedSentence e_target = spelled({"▁It", "▁costs", "▁nothing", "▁to", "▁be", "▁found", "."});
   std::vector<float> werden_is_be(7 * 8, 0.f);
   werden_is_be[4 * 8 + 6] = 0.9f;
-  CHECK(restore(e, e_source, e_target, "It costs nothing to be found.", werden_is_be, 8, 0) == "It costs nothing to be found 😀.");
-  CHECK(restore(e, e_source, e_target, "It costs nothing to be found.", {}, 8, 0) == "It costs nothing to be found 😀.");
+  CHECK(restore(e, e_source, e_target, werden_is_be, 8, 0) == "It costs nothing to be found 😀.");
+  CHECK(restore(e, e_source, e_target, {}, 8, 0) == "It costs nothing to be found 😀.");
   // Closing punctuation of several kinds stays last; without any, the span is last.
-  CHECK(restore(protect("Mehr unter https://example.org/info).", nothing_unknown), {"▁Mehr", "▁unter", ")", "."},
-                {"▁More", "▁at", ")", "."}, "More at).", {}, 4, 0) == "More at https://example.org/info).");
-  CHECK(restore(protect("Bis morgen 😀", nothing_unknown), {"▁Bis", "▁morgen"}, {"▁See", "▁you", "▁tomorrow", "!"},
-                "See you tomorrow!", {}, 2, 0) == "See you tomorrow 😀!");
+  CHECK(restore(protect("Mehr unter https://example.org/info).", nothing_unknown), tokens({"▁Mehr", "▁unter", ")", "."}),
+                spelled({"▁More", "▁at", ")", "."}), {}, 4, 0) == "More at https://example.org/info).");
+  CHECK(restore(protect("Bis morgen 😀", nothing_unknown), tokens({"▁Bis", "▁morgen"}),
+                spelled({"▁See", "▁you", "▁tomorrow", "!"}), {}, 2, 0) == "See you tomorrow 😀!");
 
   // Spans side by side in front of an empty translation keep the space between them.
-  CHECK(restore(protect("Ruf 0171 2345678 an.", nothing_unknown), {"▁Ruf", "▁an", "."}, {}, "", {}, 3, 0) == "0171 2345678");
+  CHECK(restore(protect("Ruf 0171 2345678 an.", nothing_unknown), tokens({"▁Ruf", "▁an", "."}), {}, {}, 3, 0) == "0171 2345678");
 
   // A span that opened the sentence goes before the first word's place; several spans keep order.
   const ProtectedSentence q = protect("12 Kinder und 3 Hunde.", nothing_unknown);
   CHECK(q.text == "Kinder und Hunde.");
-  CHECK(restore(q, {"▁Kinder", "▁und", "▁Hunde", "."}, {"▁Children", "▁and", "▁dogs", "."}, "Children and dogs.", {}, 4, 0) ==
+  CHECK(restore(q, tokens({"▁Kinder", "▁und", "▁Hunde", "."}), spelled({"▁Children", "▁and", "▁dogs", "."}), {}, 4, 0) ==
         "12 Children and 3 dogs.");
   // Nothing translatable: copied.
-  CHECK(restore(protect("12:30 😀!", nothing_unknown), {}, {}, "whatever", {}, 0, 0) == "12:30 😀!");
-  // Pieces that do not spell the text: the spans go at the end, still exactly once.
-  CHECK(restore(p, source, {"▁x"}, "The weather is today.", {}, 6, 0) == "The weather is today. ☀️");
+  CHECK(restore(protect("12:30 😀!", nothing_unknown), {}, AnnotatedSentence{"whatever", {}}, {}, 0, 0) == "12:30 😀!");
+  // Tokens are placed by the bytes they stand for, not by their pieces' spelling: "…" becomes
+  // three "." pieces, the first two standing for no bytes, so the span follows the third.
+  const ProtectedSentence dots = protect("Er wartet… 12 Tage lang.", nothing_unknown);
+  REQUIRE(dots.text == "Er wartet… Tage lang.");
+  const std::vector<ByteRange> dot_tokens{{0, 2}, {2, 9}, {9, 9}, {9, 9}, {9, 12}, {12, 17}, {17, 22}, {22, 23}};
+  std::vector<float> last_dot(6 * 8, 0.f);
+  last_dot[2 * 8 + 4] = 0.9f;  // "..." looked at the third "."
+  CHECK(restore(dots, dot_tokens, spelled({"▁He", "▁waits", "...", "▁days", "▁long", "."}), last_dot, 8, 0) ==
+        "He waits... 12 days long.");
 }
 
 TEST_CASE("passthrough on a shipped model: what it cannot translate comes out as it went in", "[passthrough]") {

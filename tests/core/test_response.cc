@@ -95,7 +95,9 @@ TEST_CASE("response: passthrough's spans go back into the translation", "[respon
   s.text = "Ich habe 3 Katzen.";
   s.kept = protect(s.text, nothing_unknown);
   REQUIRE(s.kept.spans.size() == 1);
-  s.source = l.model.source_tokenizer->encode(s.kept.text);
+  const Tokenizer::Encoded encoded = l.model.source_tokenizer->encode_annotated(s.kept.text);
+  s.source = encoded.ids;
+  s.source_tokens = encoded.tokens;
   s.source.push_back(eos);
   std::vector<SearchHypothesis> one(1);
   one[0].tokens = target.encode("I have cats.");
@@ -105,11 +107,8 @@ TEST_CASE("response: passthrough's spans go back into the translation", "[respon
   CHECK(count(text, "3") == 1);
   CHECK(text.find("I have") != std::string::npos);
   CHECK(text.find("cats.") != std::string::npos);
-  // Placed as restore() places it from the pieces without EOS (no alignment: the relative place).
-  std::vector<std::string> source_pieces, target_pieces;
-  for (size_t i = 0; i + 1 < s.source.size(); ++i) source_pieces.push_back(l.model.source_tokenizer->piece(s.source[i]));
-  for (size_t i = 0; i + 1 < one[0].tokens.size(); ++i) target_pieces.push_back(target.piece(one[0].tokens[i]));
-  CHECK(text == restore(s.kept, source_pieces, target_pieces, target.decode(target.encode("I have cats.")), {},
+  // Placed as restore() places it from the tokens without EOS (no alignment: the relative place).
+  CHECK(text == restore(s.kept, s.source_tokens, target.decode_annotated(target.encode("I have cats.")), {},
                         s.source.size(), 0));
 }
 

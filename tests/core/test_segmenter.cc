@@ -45,6 +45,11 @@ TEST_CASE("segmenter: a sentence's source ids are the PyTorch reference's", "[se
     REQUIRE(segments.size() == 1);
     CHECK(segments[0].source == s["source_ids"].get<std::vector<int>>());
     CHECK(segments[0].text == text);
+    // Each source token stands for bytes of the sentence, one after the other, up to its last character.
+    const std::vector<ByteRange>& tokens = segments[0].source_tokens;
+    REQUIRE(tokens.size() == without_specials(segments[0].source, l.model.config).size());
+    for (size_t i = 1; i < tokens.size(); ++i) CHECK(tokens[i].begin == tokens[i - 1].end);
+    if (!tokens.empty()) CHECK(tokens.back().end == text.find_last_not_of(' ') + 1);
     CHECK(segments[0].paragraph == 0);
     CHECK(segments[0].line == 0);
     CHECK(segments[0].kept.spans.empty());

@@ -127,6 +127,53 @@ TEST_CASE("a vocabulary table gives the ids of SentencePiece's pieces, <unk> for
   CHECK(tok.decode({}) == "");
 }
 
+TEST_CASE("tokenizers give the bytes each token stands for, of the input and of the decoded text", "[text]") {
+  const std::string spm = fixture_spm();
+  const Tokenizer sp(spm);
+  const Tokenizer table(spm, table_bytes(reversed_table(sp, {})));
+  const std::string mark = "\xE2\x96\x81";
+  for (const Tokenizer* tok : {&sp, &table}) {
+    CAPTURE(tok->has_vocab_table());
+    // Extra spaces are dropped with the token after them; the spaces at either end stand for no token.
+    const std::string text = "  Zwei  Hunde spielen im Schnee. ";
+    const Tokenizer::Encoded e = tok->encode_annotated(text);
+    CHECK(e.ids == tok->encode(text));
+    REQUIRE(e.tokens.size() == e.ids.size());
+    std::string spelled;
+    for (size_t i = 0; i < e.tokens.size(); ++i) {
+      const ByteRange r = e.tokens[i];
+      REQUIRE(r.begin <= r.end);
+      REQUIRE(r.end <= text.size());
+      if (i > 0) CHECK(r.begin == e.tokens[i - 1].end);  // one after the other
+      // Each token is its piece: the piece's "▁" stands for the spaces before it.
+      std::string piece = tok->piece(e.ids[i]);
+      for (size_t k; (k = piece.find(mark)) != std::string::npos;) piece.replace(k, mark.size(), " ");
+      std::string bytes = text.substr(r.begin, r.size());
+      if (i == 0) bytes = " " + bytes;  // SentencePiece's dummy prefix
+      while (bytes.size() > 1 && bytes[0] == ' ' && bytes[1] == ' ') bytes.erase(0, 1);
+      CHECK(bytes == piece);
+    }
+    CHECK(e.tokens.front().begin == 2);
+    CHECK(e.tokens.back().end == text.size() - 1);
+
+    // Decoding: the text decode() gives, each token's bytes in it, one after the other from 0.
+    const AnnotatedSentence d = tok->decode_annotated(e.ids);
+    CHECK(d.text == tok->decode(e.ids));
+    CHECK(d.text == "Zwei Hunde spielen im Schnee.");
+    REQUIRE(d.tokens.size() == e.ids.size());
+    size_t at = 0;
+    for (const ByteRange& r : d.tokens) {
+      CHECK(r.begin == at);
+      at = r.end;
+    }
+    CHECK(at == d.text.size());
+    CHECK(tok->decode_annotated({}).text.empty());
+    CHECK(tok->encode_annotated("").ids.empty());
+    CHECK_THROWS_AS(tok->decode_annotated({tok->vocab_size()}), Error);
+    CHECK_THROWS_AS(tok->decode_annotated({-1}), Error);
+  }
+}
+
 TEST_CASE("vocabulary tables: malformed ones and out-of-range ids are clear errors", "[text]") {
   const std::string spm = fixture_spm();
   CHECK_THAT(error_of([&] { Tokenizer t(spm, std::string("</s>\0<unk>", 10)); }),

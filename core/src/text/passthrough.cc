@@ -132,6 +132,7 @@ ProtectedSentence protect(std::string_view sentence, const std::function<bool(ch
     while (j < n && keep[j]) ++j;
     ProtectedSpan span;
     span.text = std::string(sentence.substr(cps[i].begin, cps[j - 1].end - cps[i].begin));
+    span.from = cps[i].begin;
     span.space_before = i == 0 || is_space(cps[i - 1].value);
     span.space_after = j < n && is_space(cps[j].value);
     out.spans.push_back(std::move(span));
@@ -152,6 +153,7 @@ ProtectedSentence protect(std::string_view sentence, const std::function<bool(ch
   for (size_t i = 0; i < n;) {
     if (!keep[i]) {
       out.text.append(sentence.substr(cps[i].begin, cps[i].end - cps[i].begin));
+      for (size_t b = cps[i].begin; b < cps[i].end; ++b) out.origin.push_back(b);
       ++i;
       continue;
     }
@@ -162,7 +164,10 @@ ProtectedSentence protect(std::string_view sentence, const std::function<bool(ch
     if (at_start || (!out.text.empty() && out.text.back() == ' '))
       while (j < n && is_space(cps[j].value)) ++j;
     if (j == n || (is_edge_punct(cps[j].value) && cps[j].value != '(' && cps[j].value != '['))
-      while (!out.text.empty() && out.text.back() == ' ') out.text.pop_back();
+      while (!out.text.empty() && out.text.back() == ' ') {
+        out.text.pop_back();
+        out.origin.pop_back();
+      }
     // Spans just before this one stood where the trimmed space was: keep them with it, in order.
     for (size_t k = 0; k < span_index; ++k) out.spans[k].at = std::min(out.spans[k].at, out.text.size());
     out.spans[span_index++].at = out.text.size();
@@ -173,15 +178,7 @@ ProtectedSentence protect(std::string_view sentence, const std::function<bool(ch
 
 namespace {
 
-const std::string kWordStart = "\xE2\x96\x81";  // U+2581, SentencePiece's word-start mark
 constexpr float kConfidentWeight = 0.5f;
-
-size_t non_space_chars(std::string_view s) {
-  size_t count = 0;
-  for (const CodePoint& c : decode(s))
-    if (!is_space(c.value) && c.value != 0x2581) ++count;
-  return count;
-}
 
 // Punctuation that may close a sentence: after the last word, before the end.
 bool is_closing_punct(char32_t c) {
@@ -204,48 +201,53 @@ size_t closing_start(std::string_view text) {
   return at;
 }
 
-bool is_word_piece(const std::string& p) {
-  // A piece that continues a word (letters or digits), as opposed to punctuation.
-  for (const CodePoint& c : decode(p))
-    if (c.value != 0x2581 && !is_edge_punct(c.value) && !is_space(c.value)) return true;
+std::string_view bytes(const std::string& text, const ByteRange& r) { return std::string_view(text).substr(r.begin, r.size()); }
+
+// A token that continues a word (letters or digits), as opposed to punctuation.
+bool is_word_token(std::string_view token) {
+  for (const CodePoint& c : decode(token))
+    if (!is_edge_punct(c.value) && !is_space(c.value)) return true;
   return false;
+}
+
+// A token that starts a word: it stands for the whitespace before it too.
+bool starts_word(std::string_view token) {
+  const std::vector<CodePoint> cps = decode(token);
+  return !cps.empty() && is_space(cps.front().value);
 }
 
 }  // namespace
 
-std::string restore(const ProtectedSentence& sentence, const std::vector<std::string>& source_pieces,
-                    const std::vector<std::string>& target_pieces, const std::string& target_text,
-                    const std::vector<float>& alignment, size_t source_stride, size_t source_offset) {
-  if (sentence.verbatim) return sentence.text;
-  if (sentence.spans.empty()) return target_text;
-  // Byte offsets of each target piece in the text SentencePiece made of them; when the pieces do
-  // not spell the text (normalization, byte pieces), spans go at the end.
-  std::string spelled;
-  std::vector<size_t> piece_begin, piece_end;
-  for (const std::string& p : target_pieces) {
-    std::string t = p;
-    for (size_t k; (k = t.find(kWordStart)) != std::string::npos;) t.replace(k, kWordStart.size(), " ");
-    piece_begin.push_back(spelled.size());
-    spelled += t;
-    piece_end.push_back(spelled.size());
+std::string restore(const ProtectedSentence& sentence, const std::vector<ByteRange>& source_tokens,
+                    const AnnotatedSentence& target, const std::vector<float>& alignment, size_t source_stride,
+                    size_t source_offset, std::vector<PutBack>* put_back) {
+  if (put_back) put_back->clear();
+  if (sentence.verbatim) {
+    if (put_back) put_back->push_back({0, sentence.text.size(), {0, sentence.text.size()}, 0});
+    return sentence.text;
   }
-  size_t lead = spelled.find_first_not_of(' ');
-  if (lead == std::string::npos) lead = spelled.size();
-  const bool spelled_ok = spelled.substr(lead) == target_text;
-  const size_t T = target_pieces.size();
+  const std::string& target_text = target.text;
+  if (sentence.spans.empty()) return target_text;
+  const std::vector<ByteRange>& pieces = target.tokens;
+  const size_t T = pieces.size();
 
-  // Cumulative non-space characters of the source pieces: which piece a span followed.
+  // Where each source token's characters end in the cleaned sentence, whitespace not counted (a
+  // token of whitespace only ends where the one before it did): the tokens that end at or before
+  // a span are the ones wholly before it.
   std::vector<size_t> source_end;
-  size_t total = 0;
-  for (const std::string& p : source_pieces) source_end.push_back(total += non_space_chars(p));
+  size_t end = 0;
+  for (const ByteRange& r : source_tokens) {
+    for (const CodePoint& c : decode(bytes(sentence.text, r)))
+      if (!is_space(c.value)) end = r.begin + c.end;
+    source_end.push_back(end);
+  }
 
   struct Insert { size_t position; std::string text; size_t order; bool space_before; };
   std::vector<Insert> inserts;
   for (size_t s = 0; s < sentence.spans.size(); ++s) {
     const ProtectedSpan& span = sentence.spans[s];
-    const size_t before = non_space_chars(std::string_view(sentence.text).substr(0, span.at));
-    size_t k = 0;  // source pieces wholly before the span
-    while (k < source_end.size() && source_end[k] <= before) ++k;
+    size_t k = 0;  // source tokens wholly before the span
+    while (k < source_end.size() && source_end[k] <= span.at) ++k;
     const bool after = k > 0;
     const size_t anchor = after ? k - 1 : 0;
     size_t position = target_text.size();
@@ -254,8 +256,8 @@ std::string restore(const ProtectedSentence& sentence, const std::vector<std::st
       // the order of the last words differs between languages, so the word before the span is no
       // guide ("gefunden zu werden 😀." is "to be found 😀.", not "to be 😀 found.").
       position = closing_start(target_text);
-    } else if (spelled_ok && T > 0 && !source_pieces.empty()) {
-      // The target piece that looked most at the anchor, where that is clear (a weight of at least
+    } else if (T > 0 && !source_tokens.empty()) {
+      // The target token that looked most at the anchor, where that is clear (a weight of at least
       // kConfidentWeight: models trained with guided alignment, as Marian's are, give such peaks).
       // Otherwise the same relative place in the translation: the cross-attention of small models
       // trained without alignment is close to uniform and says little about where a word went.
@@ -268,21 +270,20 @@ std::string restore(const ProtectedSentence& sentence, const std::vector<std::st
         }
       }
       if (best == T) {
-        const double at = (double(anchor) + 0.5) / double(source_pieces.size()) * double(T) - 0.5;
+        const double at = (double(anchor) + 0.5) / double(source_tokens.size()) * double(T) - 0.5;
         best = size_t(std::clamp<long>(std::lround(at), 0L, long(T) - 1));
       }
       if (after) {
         // After the end of that word (its letters, not the punctuation after it).
         size_t t = best;
-        while (t + 1 < T && target_pieces[t + 1].rfind(kWordStart, 0) != 0 && is_word_piece(target_pieces[t + 1])) ++t;
-        position = piece_end[t];
+        while (t + 1 < T && !starts_word(bytes(target_text, pieces[t + 1])) && is_word_token(bytes(target_text, pieces[t + 1]))) ++t;
+        position = pieces[t].end;
       } else {
         size_t t = best;
-        while (t > 0 && target_pieces[t].rfind(kWordStart, 0) != 0) --t;
-        position = piece_begin[t];
-        if (position < spelled.size() && spelled[position] == ' ') ++position;  // the word itself
+        while (t > 0 && !starts_word(bytes(target_text, pieces[t]))) --t;
+        position = pieces[t].begin;
+        if (position < target_text.size() && target_text[position] == ' ') ++position;  // the word itself
       }
-      position = position >= lead ? position - lead : 0;
     } else if (!after) {
       position = 0;
     }
@@ -302,9 +303,15 @@ std::string restore(const ProtectedSentence& sentence, const std::vector<std::st
     out.append(target_text, at, i.position - at);
     // Spans side by side at the very start (a translation that is empty before them) keep the
     // space that stood between them: "0171 2345678", not "01712345678".
+    const size_t added_from = out.size();
     if (i.position == 0 && i.space_before && n > 0 && inserts[n - 1].position == 0 && !out.empty() && out.back() != ' ') out += ' ';
     out += i.text;
     at = i.position;
+    if (put_back) {
+      const ProtectedSpan& span = sentence.spans[i.order];
+      const size_t span_at = out.size() - i.text.size() + i.text.find(span.text);
+      put_back->push_back({i.position, out.size() - added_from, {span_at, span_at + span.text.size()}, span.from});
+    }
   }
   out.append(target_text, at, std::string::npos);
   return out;

@@ -25,11 +25,14 @@
 #include <string_view>
 #include <vector>
 
+#include "text/annotated_text.h"
+
 namespace tformer {
 
 struct ProtectedSpan {
   std::string text;          // as it was in the sentence
   size_t at = 0;             // byte offset in the cleaned sentence where it stood
+  size_t from = 0;           // byte offset in the sentence where it began
   bool space_before = false;  // whitespace (or the sentence start) before it in the sentence
   bool space_after = false;   // whitespace after it
 };
@@ -37,6 +40,7 @@ struct ProtectedSpan {
 struct ProtectedSentence {
   std::string text;                  // the sentence without its spans (what the model translates)
   std::vector<ProtectedSpan> spans;  // in order
+  std::vector<size_t> origin;        // with spans: for each byte of `text`, the byte of the sentence it is
   // Nothing translatable is left (the sentence was only numbers, symbols, ...): it is copied.
   bool verbatim = false;
 };
@@ -45,13 +49,22 @@ struct ProtectedSentence {
 // <unk>); letters and punctuation it has stay for the model.
 ProtectedSentence protect(std::string_view sentence, const std::function<bool(char32_t)>& unknown);
 
-// Puts the spans back into a translation. `source_pieces`: the pieces of the cleaned sentence
-// as the model saw them (without BOS/EOS); `target_pieces`: the translation's pieces (without
-// EOS), joined by SentencePiece into `target_text`; `alignment`: row-major
-// [target pieces (+ EOS row ignored) x source_stride] weights with source column `source_offset`
-// + i for source piece i (BOS shifts it by one). Empty alignment: by relative position.
-std::string restore(const ProtectedSentence& sentence, const std::vector<std::string>& source_pieces,
-                    const std::vector<std::string>& target_pieces, const std::string& target_text,
-                    const std::vector<float>& alignment, size_t source_stride, size_t source_offset);
+// Puts the spans back into a translation. `source_tokens`: for each token the model saw of the
+// cleaned sentence (without BOS/EOS), the bytes of `sentence.text` it stands for; `target`: the
+// translation (without EOS) and the bytes of it each of its tokens stands for (text/annotated_text.h);
+// `alignment`: row-major [target tokens (+ EOS row ignored) x source_stride] weights with source
+// column `source_offset` + i for source token i (BOS shifts it by one). Empty alignment: by
+// relative position.
+// `put_back`, when given, gets what was put back, in the order of the result (a verbatim copy: the
+// whole sentence, as one).
+struct PutBack {
+  size_t position = 0;  // where in the model's translation it went: its bytes from there on follow it
+  size_t length = 0;    // the bytes added there (the span, with the space before or after it)
+  ByteRange text;       // the span's own bytes in the result
+  size_t from = 0;      // the byte of the sentence where the span began
+};
+std::string restore(const ProtectedSentence& sentence, const std::vector<ByteRange>& source_tokens,
+                    const AnnotatedSentence& target, const std::vector<float>& alignment, size_t source_stride,
+                    size_t source_offset, std::vector<PutBack>* put_back = nullptr);
 
 }  // namespace tformer

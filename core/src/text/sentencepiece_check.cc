@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "text/protobuf_wire.h"
 #include "tformer/error.h"
 #include "util/little_endian.h"
 #include "util/printable.h"
@@ -13,66 +14,10 @@
 namespace tformer {
 namespace {
 
-// ---- the protobuf wire format ------------------------------------------------------------------
-// Debian's SentencePiece installs no header for its ModelProto, so the two fields needed here are
-// found by walking the wire format (protobuf's encoding guide): each field is a varint key
-// (number << 3 | wire type) and a payload whose size the wire type gives.
-enum WireType { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
-
+// ---- the model proto --------------------------------------------------------------------------
 // ModelProto, its SentencePiece and NormalizerSpec (sentencepiece src/sentencepiece_model.proto).
 constexpr uint64_t kPieces = 1, kNormalizerSpec = 3, kDenormalizerSpec = 5;
 constexpr uint64_t kPieceText = 1, kPrecompiledCharsmap = 2;
-
-class WireReader {
- public:
-  WireReader(std::string_view message, const std::string& what) : s_(message), what_(what) {}
-
-  // The next field: false at the end of the message. `payload` is set for length-delimited ones.
-  bool next(uint64_t& number, uint64_t& type, std::string_view& payload) {
-    if (pos_ == s_.size()) return false;
-    const uint64_t key = varint();
-    number = key >> 3;
-    type = key & 7;
-    if (number == 0) fail("a field numbered 0");
-    switch (type) {
-      case kVarint: varint(); break;
-      case kFixed64: skip(8); break;
-      case kFixed32: skip(4); break;
-      case kLengthDelimited: {
-        const uint64_t n = varint();
-        if (n > s_.size() - pos_) fail("a field runs past the end of its message");
-        payload = s_.substr(pos_, size_t(n));
-        pos_ += size_t(n);
-        break;
-      }
-      default: fail("wire type " + std::to_string(type) + " (groups are not used by SentencePiece)");
-    }
-    return true;
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& msg) const {
-    throw Error(what_ + ": not a SentencePiece model (" + msg + ")");
-  }
-  uint64_t varint() {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (pos_ == s_.size()) fail("truncated");
-      const uint8_t b = uint8_t(s_[pos_++]);
-      v |= uint64_t(b & 0x7F) << shift;
-      if (!(b & 0x80)) return v;
-    }
-    fail("a varint longer than 10 bytes");
-  }
-  void skip(size_t n) {
-    if (n > s_.size() - pos_) fail("truncated");
-    pos_ += n;
-  }
-
-  std::string_view s_;
-  const std::string& what_;
-  size_t pos_ = 0;
-};
 
 // ---- the precompiled charsmap --------------------------------------------------------------------
 // Layout (sentencepiece Normalizer::EncodePrecompiledCharsMap): u32 trie size in bytes, the
@@ -183,18 +128,19 @@ void check_sentencepiece_model(std::string_view model, const std::string& what) 
   }
   // A message's field may occur more than once (protobuf merges them); each charsmap found is
   // checked, so that whichever SentencePiece keeps is safe.
-  WireReader proto(model, what);
-  uint64_t number = 0, type = 0;
+  const std::string not_a_model = what + ": not a SentencePiece model";
+  WireReader proto(model, not_a_model);
+  uint64_t number = 0, type = 0, value = 0;
   std::string_view payload;
   size_t piece = 0;
-  while (proto.next(number, type, payload)) {
+  while (proto.next(number, type, payload, value)) {
     if (number == kPieces && type == kLengthDelimited) {
       // SentencePiece builds darts-clone tries of the pieces, which take C strings: a NUL byte in
       // a piece makes darts throw from inside SentencePiece's loader.
-      WireReader fields(payload, what);
-      uint64_t n = 0, t = 0;
+      WireReader fields(payload, not_a_model);
+      uint64_t n = 0, t = 0, v = 0;
       std::string_view text;
-      while (fields.next(n, t, text)) {
+      while (fields.next(n, t, text, v)) {
         if (n == kPieceText && t == kLengthDelimited && text.find('\0') != std::string_view::npos) {
           throw Error(what + ": not a SentencePiece model (piece " + std::to_string(piece) + " holds a NUL byte)");
         }
@@ -203,10 +149,10 @@ void check_sentencepiece_model(std::string_view model, const std::string& what) 
       continue;
     }
     if ((number != kNormalizerSpec && number != kDenormalizerSpec) || type != kLengthDelimited) continue;
-    WireReader spec(payload, what);
-    uint64_t n = 0, t = 0;
+    WireReader spec(payload, not_a_model);
+    uint64_t n = 0, t = 0, v = 0;
     std::string_view field;
-    while (spec.next(n, t, field)) {
+    while (spec.next(n, t, field, v)) {
       if (n == kPrecompiledCharsmap && t == kLengthDelimited) check_charsmap(field, what);
     }
   }

@@ -3,6 +3,7 @@
 #include <sentencepiece_processor.h>
 
 #include "text/sentencepiece_check.h"
+#include "text/sentencepiece_text.h"
 #include "tformer/error.h"
 
 namespace sentencepiece::logging {
@@ -45,6 +46,21 @@ Tokenizer::Tokenizer(const std::string& serialized_model, const std::string& voc
 Tokenizer::~Tokenizer() = default;
 Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
 
+namespace {
+
+// The pieces' byte ranges, checked against the text they are of.
+std::vector<ByteRange> token_ranges(const SentencePieceText& spt, size_t text_size, const char* what) {
+  std::vector<ByteRange> out;
+  out.reserve(spt.pieces.size());
+  for (const SentencePieceText::Piece& p : spt.pieces) {
+    if (p.end > text_size) throw Error(std::string(what) + " failed: a piece's bytes lie past the end of the text");
+    out.push_back({p.begin, p.end});
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<int> Tokenizer::encode(std::string_view text) const {
   std::vector<int> ids;
   if (pieces_.empty()) {
@@ -56,24 +72,25 @@ std::vector<int> Tokenizer::encode(std::string_view text) const {
   const auto status = sp_->Encode(absl::string_view(text.data(), text.size()), &pieces);
   if (!status.ok()) throw Error("tokenization failed: " + status.ToString());
   ids.reserve(pieces.size());
-  for (const std::string& p : pieces) {
-    auto it = ids_.find(p);
-    ids.push_back(it == ids_.end() ? unk_id_ : it->second);
-  }
+  for (const std::string& p : pieces) ids.push_back(table_id(p));
   return ids;
 }
 
-std::string Tokenizer::decode(const std::vector<int>& ids) const {
-  std::string text;
-  if (pieces_.empty()) {
-    for (int id : ids)
-      if (id < 0 || id >= sp_->GetPieceSize())
-        throw Error("detokenization failed: token id " + std::to_string(id) + " is outside the vocabulary of " +
-                    std::to_string(sp_->GetPieceSize()) + " pieces");
-    const auto status = sp_->Decode(ids, &text);
-    if (!status.ok()) throw Error("detokenization failed: " + status.ToString());
-    return text;
-  }
+Tokenizer::Encoded Tokenizer::encode_annotated(std::string_view text) const {
+  const SentencePieceText spt = parse_sentencepiece_text(sp_->EncodeAsSerializedProto(absl::string_view(text.data(), text.size())));
+  Encoded out;
+  out.tokens = token_ranges(spt, text.size(), "tokenization");
+  out.ids.reserve(spt.pieces.size());
+  for (const SentencePieceText::Piece& p : spt.pieces) out.ids.push_back(pieces_.empty() ? int(p.id) : table_id(p.piece));
+  return out;
+}
+
+int Tokenizer::table_id(const std::string& piece) const {
+  auto it = ids_.find(piece);
+  return it == ids_.end() ? unk_id_ : it->second;
+}
+
+std::vector<std::string> Tokenizer::table_pieces(const std::vector<int>& ids) const {
   std::vector<std::string> pieces;
   pieces.reserve(ids.size());
   for (int id : ids) {
@@ -82,9 +99,40 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
                   std::to_string(pieces_.size()) + " pieces");
     pieces.push_back(pieces_[size_t(id)]);
   }
-  const auto status = sp_->Decode(pieces, &text);
+  return pieces;
+}
+
+void Tokenizer::check_model_ids(const std::vector<int>& ids) const {
+  for (int id : ids)
+    if (id < 0 || id >= sp_->GetPieceSize())
+      throw Error("detokenization failed: token id " + std::to_string(id) + " is outside the vocabulary of " +
+                  std::to_string(sp_->GetPieceSize()) + " pieces");
+}
+
+std::string Tokenizer::decode(const std::vector<int>& ids) const {
+  std::string text;
+  if (pieces_.empty()) {
+    check_model_ids(ids);
+    const auto status = sp_->Decode(ids, &text);
+    if (!status.ok()) throw Error("detokenization failed: " + status.ToString());
+    return text;
+  }
+  const auto status = sp_->Decode(table_pieces(ids), &text);
   if (!status.ok()) throw Error("detokenization failed: " + status.ToString());
   return text;
+}
+
+AnnotatedSentence Tokenizer::decode_annotated(const std::vector<int>& ids) const {
+  std::string serialized;
+  if (pieces_.empty()) {
+    check_model_ids(ids);
+    serialized = sp_->DecodeIdsAsSerializedProto(ids);
+  } else {
+    serialized = sp_->DecodePiecesAsSerializedProto(table_pieces(ids));
+  }
+  SentencePieceText spt = parse_sentencepiece_text(serialized);
+  std::vector<ByteRange> tokens = token_ranges(spt, spt.text.size(), "detokenization");
+  return AnnotatedSentence{std::move(spt.text), std::move(tokens)};
 }
 
 std::string Tokenizer::piece(int id) const {

@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "text/annotated_text.h"
+
 namespace sentencepiece {
 class SentencePieceProcessor;
 }
@@ -29,6 +31,15 @@ class Tokenizer {
 
   std::vector<int> encode(std::string_view text) const;
   std::string decode(const std::vector<int>& ids) const;
+
+  // The same, with the bytes each token stands for (SentencePiece's piece offsets): of the
+  // original, unnormalised `text` for encode_annotated(), of the decoded text for decode_annotated().
+  struct Encoded {
+    std::vector<int> ids;
+    std::vector<ByteRange> tokens;  // one per id, bytes of the encoded text
+  };
+  Encoded encode_annotated(std::string_view text) const;
+  AnnotatedSentence decode_annotated(const std::vector<int>& ids) const;
   std::string piece(int id) const;
   int vocab_size() const;
   bool has_vocab_table() const { return !pieces_.empty(); }
@@ -38,6 +49,10 @@ class Tokenizer {
   static std::vector<std::string> parse_vocab_table(const std::string& bytes, const std::string& what);
 
  private:
+  int table_id(const std::string& piece) const;                        // piece -> id of the table
+  std::vector<std::string> table_pieces(const std::vector<int>& ids) const;  // throws on a bad id
+  void check_model_ids(const std::vector<int>& ids) const;               // throws on a bad id
+
   std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
   std::vector<std::string> pieces_;              // id -> piece; empty: SentencePiece ids
   std::unordered_map<std::string, int> ids_;     // piece -> id

@@ -10,135 +10,102 @@ namespace {
 
 constexpr size_t kNone = size_t(-1);
 
-// The words the model's pieces spell: a piece that starts with SentencePiece's space mark "▁"
-// starts a word; its text is its pieces without the mark.
-struct PieceWords {
-  std::vector<size_t> of_piece;   // the word of each piece
-  std::vector<std::string> text;  // each word's text
-};
+using Words = std::vector<std::pair<size_t, size_t>>;
 
-PieceWords piece_words(const std::vector<std::string>& pieces) {
-  static const std::string kMark = "\xE2\x96\x81";
-  PieceWords w;
-  for (size_t k = 0; k < pieces.size(); ++k) {
-    const bool starts = pieces[k].rfind(kMark, 0) == 0;
-    if (k == 0 || starts) w.text.emplace_back();
-    w.of_piece.push_back(w.text.size() - 1);
-    std::string piece = pieces[k];
-    for (size_t at = piece.find(kMark); at != std::string::npos; at = piece.find(kMark, at)) piece.erase(at, kMark.size());
-    w.text.back() += piece;
-  }
-  return w;
-}
-
-// A word without the punctuation around it: passthrough puts a span back next to it
-// ("down." + "anna@example.org" -> "down anna@example.org.").
+// A word without the punctuation around it.
 std::string core(std::string_view w) {
   while (!w.empty() && std::strchr("([{\"'", w.front())) w.remove_prefix(1);
   while (!w.empty() && std::strchr(".,;:!?)]}\"'", w.back())) w.remove_suffix(1);
   return std::string(w);
 }
 
-// For each of the words `a`, the index of the word of `b` it is: the same count of words are the
-// same words in order (normalization may have changed their spelling); otherwise words equal but
-// for punctuation are matched in order (their longest common subsequence), the others get kNone.
-// Passthrough takes spans out of the model's source and puts them into its translation: this
-// finds the words both sides share.
-std::vector<size_t> match_words(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  std::vector<size_t> match(a.size(), kNone);
-  if (a.size() == b.size()) {
-    for (size_t i = 0; i < a.size(); ++i) match[i] = i;
-    return match;
-  }
-  const size_t n = a.size(), m = b.size();
-  std::vector<std::string> ca, cb;
-  for (const std::string& w : a) ca.push_back(core(w));
-  for (const std::string& w : b) cb.push_back(core(w));
-  std::vector<uint32_t> lcs((n + 1) * (m + 1), 0);  // lcs[i][j]: of a[i..] and b[j..]
-  for (size_t i = n; i-- > 0;)
-    for (size_t j = m; j-- > 0;)
-      lcs[i * (m + 1) + j] = ca[i] == cb[j] ? lcs[(i + 1) * (m + 1) + j + 1] + 1
-                                          : std::max(lcs[(i + 1) * (m + 1) + j], lcs[i * (m + 1) + j + 1]);
-  for (size_t i = 0, j = 0; i < n && j < m;) {
-    if (ca[i] == cb[j]) {
-      match[i++] = j++;
-    } else if (lcs[(i + 1) * (m + 1) + j] >= lcs[i * (m + 1) + j + 1]) {
-      ++i;
-    } else {
-      ++j;
-    }
-  }
-  return match;
+// The word of `words` that holds byte `at`, or kNone.
+size_t word_at(const Words& words, size_t at) {
+  auto w = std::upper_bound(words.begin(), words.end(), at, [](size_t x, const std::pair<size_t, size_t>& r) { return x < r.second; });
+  return w != words.end() && w->first <= at ? size_t(w - words.begin()) : kNone;
 }
 
-std::vector<std::string> texts(std::string_view text, const std::vector<std::pair<size_t, size_t>>& words, size_t offset) {
-  std::vector<std::string> out;
-  for (const auto& [b, e] : words) out.emplace_back(text.substr(b - offset, e - b));
+// For each token of `text`, the byte where the word it belongs to begins, or kNone: a token that
+// stands for the whitespace before it (or the first one) begins a word, the tokens after it up
+// to the next such one continue it ("▁Kat", "zen", "." are one word).
+std::vector<size_t> word_starts(std::string_view text, const std::vector<ByteRange>& tokens) {
+  std::vector<size_t> out;
+  size_t start = kNone;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const ByteRange& r = tokens[i];
+    if (i == 0 || (r.begin < r.end && text[r.begin] == ' ')) {
+      start = r.begin;
+      while (start < text.size() && text[start] == ' ') ++start;
+      if (start == text.size()) start = kNone;
+    }
+    out.push_back(start);
+  }
   return out;
 }
 
-// The word alignment [target words x source words] of one sentence from its token alignment.
+// The word alignment [target words x source words] of one sentence from its token alignment:
+// each token's weights go to the word its bytes are part of.
 std::vector<float> word_alignment(const SentenceTranslation& s, const ModelConfig& config, const std::string& block_text,
-                                  const std::string& model_text, const Segment& segment, const std::string& target) {
+                                  const std::string& model_text, const Segment& segment, const TranslationBytes& bytes,
+                                  const std::string& target) {
   const size_t rows = s.hypotheses.at(0).tokens.size(), cols = s.source_tokens.size();
   if (s.alignment.size() != rows * cols || cols == 0) return {};
   const size_t length = segment.end - segment.begin;
   const std::string_view sentence = std::string_view(block_text).substr(segment.begin, length);
-  const std::string_view model_sentence = std::string_view(model_text).substr(segment.begin, length);
-  const auto source_words = html_words(sentence, segment.begin);
-  const auto model_words = html_words(model_sentence, segment.begin);
-  const auto target_words = html_words(target);
-  if (source_words.empty() || target_words.empty() || model_words.empty()) return {};
-  // Model words (U+00A0 split them) -> the source word holding their first byte.
-  std::vector<size_t> model_to_source(model_words.size(), 0);
-  for (size_t m = 0, w = 0; m < model_words.size(); ++m) {
-    while (w + 1 < source_words.size() && source_words[w].second <= model_words[m].first) ++w;
-    model_to_source[m] = w;
-  }
-  std::vector<size_t> columns;  // source columns of pieces (not BOS/EOS)
-  std::vector<std::string> source_pieces;
-  for (size_t c = 0; c < cols; ++c) {
+  const Words source_words = html_words(sentence, segment.begin);
+  const Words target_words = html_words(target);
+  if (source_words.empty() || target_words.empty() || html_words(std::string_view(model_text).substr(segment.begin, length)).empty())
+    return {};
+  // Source tokens -> source words: through the bytes of the sentence the model was given (the
+  // block's bytes, or, with passthrough's spans taken out, the cleaned sentence's).
+  const ProtectedSentence& kept = segment.kept;
+  const bool cleaned = !kept.spans.empty();
+  const std::string_view given = cleaned ? std::string_view(kept.text) : std::string_view(model_text).substr(segment.begin, length);
+  std::vector<size_t> columns, source_word;  // source columns of tokens (not BOS/EOS), and their words
+  const std::vector<size_t> source_starts = word_starts(given, segment.source_tokens);
+  for (size_t c = 0, token = 0; c < cols; ++c) {
     const int id = s.source_tokens[c];
     if ((config.source_bos && c == 0 && id == config.bos_id) || (config.source_eos && c + 1 == cols && id == config.eos_id))
       continue;
     columns.push_back(c);
-    source_pieces.push_back(s.source_pieces.at(c));
+    size_t at = token < source_starts.size() ? source_starts[token] : kNone;
+    ++token;
+    if (at != kNone && cleaned) at = kept.origin.at(at);
+    source_word.push_back(at == kNone ? kNone : word_at(source_words, segment.begin + at));
   }
-  std::vector<size_t> target_rows;
-  std::vector<std::string> target_pieces;
-  for (size_t r = 0; r < rows; ++r) {
+  // Target tokens -> target words: through the bytes of the model's translation, moved by what
+  // passthrough put back (a verbatim copy holds none of the model's words).
+  std::vector<size_t> target_rows, target_word;
+  const std::vector<size_t> target_starts = word_starts(bytes.model.text, bytes.model.tokens);
+  for (size_t r = 0, token = 0; r < rows; ++r) {
     if (s.hypotheses[0].tokens[r] == config.eos_id) continue;
     target_rows.push_back(r);
-    target_pieces.push_back(s.target_pieces.at(r));
+    const size_t at = token < target_starts.size() && !bytes.verbatim ? target_starts[token] : kNone;
+    ++token;
+    target_word.push_back(at == kNone ? kNone : word_at(target_words, bytes.in_translation(at)));
   }
-  const PieceWords sp = piece_words(source_pieces), tp = piece_words(target_pieces);
-  const std::vector<std::string> model_texts = texts(model_sentence, model_words, segment.begin);
-  const std::vector<std::string> target_texts = texts(target, target_words, 0);
-  const std::vector<size_t> source_match = match_words(sp.text, model_texts);
-  const std::vector<size_t> target_match = match_words(tp.text, target_texts);
   const size_t ns = source_words.size(), nt = target_words.size();
   std::vector<float> words(nt * ns, 0.f);
+  std::vector<bool> written(nt, false);
   for (size_t i = 0; i < target_rows.size(); ++i) {
-    const size_t t = target_match[tp.of_piece[i]];
+    const size_t t = target_word[i];
     if (t == kNone) continue;
-    for (size_t j = 0; j < columns.size(); ++j) {
-      const size_t m = source_match[sp.of_piece[j]];
-      if (m != kNone) words[t * ns + model_to_source[m]] += s.alignment[target_rows[i] * cols + columns[j]];
-    }
+    written[t] = true;
+    for (size_t j = 0; j < columns.size(); ++j)
+      if (source_word[j] != kNone) words[t * ns + source_word[j]] += s.alignment[target_rows[i] * cols + columns[j]];
   }
   // A target word the model did not write (passthrough put it back) is aligned to the source
-  // word it is, when there is one.
-  std::vector<bool> written(nt, false);
-  for (size_t t : target_match)
-    if (t != kNone) written[t] = true;
-  const std::vector<std::string> source_texts = texts(sentence, source_words, segment.begin);
+  // word it came from.
   for (size_t t = 0; t < nt; ++t) {
-    if (written[t] || core(target_texts[t]).empty()) continue;
-    for (size_t w = 0; w < ns; ++w)
-      if (core(source_texts[w]) == core(target_texts[t])) {
-        words[t * ns + w] = 1.f;
-        break;
-      }
+    const auto [b, e] = target_words[t];
+    if (written[t] || core(std::string_view(target).substr(b, e - b)).empty()) continue;
+    for (const PutBack& p : bytes.put_back) {
+      if (p.text.end <= b || p.text.begin >= e) continue;
+      const size_t from = p.from + (b > p.text.begin ? b - p.text.begin : 0);
+      const size_t w = word_at(source_words, segment.begin + from);
+      if (w != kNone) words[t * ns + w] = 1.f;
+      break;
+    }
   }
   return words;
 }
@@ -184,7 +151,7 @@ std::vector<SentenceSpan> html_sentences(const HtmlBlock& block, const std::stri
 }
 
 Translation html_translation(const HtmlFragment& fragment, const ModelConfig& config,
-                             const std::vector<std::vector<const Segment*>>& segments, std::vector<Translation>& blocks,
+                             const std::vector<std::vector<HtmlSegment>>& segments, std::vector<Translation>& blocks,
                              bool keep_alignment) {
   Translation out;
   std::vector<std::string> rendered;
@@ -194,7 +161,7 @@ Translation html_translation(const HtmlFragment& fragment, const ModelConfig& co
     std::vector<HtmlSentence> sentences;
     std::vector<SentenceTranslation>& done = blocks[b].sentences;
     for (size_t i = 0; i < done.size(); ++i) {
-      const Segment& u = *segments[b][i];
+      const Segment& u = *segments[b][i].segment;
       const std::string& target = done[i].hypotheses.at(0).text;
       if (!sentences.empty() && sentences.back().begin == u.begin) {  // a piece of a cut sentence
         sentences.back().target += " " + target;
@@ -205,7 +172,7 @@ Translation html_translation(const HtmlFragment& fragment, const ModelConfig& co
       h.begin = u.begin;
       h.end = u.end;
       h.target = target;
-      h.alignment = word_alignment(done[i], config, block.text, model_text, u, target);
+      h.alignment = word_alignment(done[i], config, block.text, model_text, u, *segments[b][i].bytes, target);
       sentences.push_back(std::move(h));
     }
     rendered.push_back(render_block(block, sentences));

@@ -11,6 +11,7 @@
 #include "model/config.h"
 #include "text/sentence_splitter.h"
 #include "tformer/translator.h"
+#include "translation/response.h"
 #include "translation/segmenter.h"
 
 namespace tformer {
@@ -27,12 +28,18 @@ std::string html_model_text(const std::string& block_text);
 // those elements' text: they are put back by the alignment, as other markup is).
 std::vector<SentenceSpan> html_sentences(const HtmlBlock& block, const std::string& model_text);
 
+// A segment of a block and where the words of its translation came from.
+struct HtmlSegment {
+  const Segment* segment = nullptr;
+  const TranslationBytes* bytes = nullptr;
+};
+
 // The Translation of one input text in HTML mode. `blocks`: the translations of the fragment's
 // blocks, in order, each assembled from its `segments` (the segments whose paragraph is that
 // block, in order; moved out). Each sentence's alignment [target tokens x source tokens] places
-// the elements; it stays in the result only when `keep_alignment`.
+// the elements, on the words its tokens stand for; it stays in the result only when `keep_alignment`.
 Translation html_translation(const HtmlFragment& fragment, const ModelConfig& config,
-                             const std::vector<std::vector<const Segment*>>& segments,
+                             const std::vector<std::vector<HtmlSegment>>& segments,
                              std::vector<Translation>& blocks, bool keep_alignment);
 
 }  // namespace tformer

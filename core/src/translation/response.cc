@@ -5,7 +5,15 @@
 
 namespace tformer {
 
-SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vector<SearchHypothesis>& hyps) const {
+size_t TranslationBytes::in_translation(size_t at) const {
+  size_t out = at;
+  for (const PutBack& p : put_back)
+    if (p.position <= at) out += p.length;
+  return out;
+}
+
+SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vector<SearchHypothesis>& hyps,
+                                              TranslationBytes* best) const {
   SentenceTranslation s;
   s.source = segment.text;
   s.source_tokens = segment.source;
@@ -17,15 +25,20 @@ SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vecto
     std::vector<int> text_ids;
     for (int id : h.tokens)
       if (id != config_.eos_id) text_ids.push_back(id);
-    out.text = target_.decode(text_ids);
+    const bool first = s.hypotheses.empty();
     if (!segment.kept.spans.empty() || segment.kept.verbatim) {
-      std::vector<std::string> source_pieces, target_pieces;
-      for (int id : segment.source)
-        if (!((config_.source_bos && id == config_.bos_id) || (config_.source_eos && id == config_.eos_id)))
-          source_pieces.push_back(source_.piece(id));
-      for (int id : text_ids) target_pieces.push_back(target_.piece(id));
-      out.text = restore(segment.kept, source_pieces, target_pieces, out.text, h.alignment, segment.source.size(),
-                         config_.source_bos ? 1 : 0);
+      AnnotatedSentence model = target_.decode_annotated(text_ids);
+      out.text = restore(segment.kept, segment.source_tokens, model, h.alignment, segment.source.size(),
+                         config_.source_bos ? 1 : 0, first && best ? &best->put_back : nullptr);
+      if (first && best) {
+        best->model = std::move(model);
+        best->verbatim = segment.kept.verbatim;
+      }
+    } else if (first && best) {
+      best->model = target_.decode_annotated(text_ids);
+      out.text = best->model.text;
+    } else {
+      out.text = target_.decode(text_ids);
     }
     s.hypotheses.push_back(std::move(out));
   }

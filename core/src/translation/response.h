@@ -8,12 +8,26 @@
 
 #include "decoding/search.h"
 #include "model/config.h"
+#include "text/annotated_text.h"
+#include "text/passthrough.h"
 #include "tformer/translator.h"
 #include "translation/segmenter.h"
 
 namespace tformer {
 
 class Tokenizer;
+
+// Where the words of a sentence's best translation came from, for placing HTML elements on them:
+// the model's own translation with the bytes each of its tokens (EOS not counted) stands for,
+// and what passthrough put back into it (text/passthrough.h).
+struct TranslationBytes {
+  AnnotatedSentence model;
+  std::vector<PutBack> put_back;
+  bool verbatim = false;  // the sentence was copied: the model's tokens are not in the translation
+
+  // The byte of the translation that byte `at` of the model's translation became.
+  size_t in_translation(size_t at) const;
+};
 
 class ResponseBuilder {
  public:
@@ -23,7 +37,9 @@ class ResponseBuilder {
 
   // The translation of one segment from its hypotheses, best first (at least one). Takes the best
   // hypothesis's alignment (moved out) when the segment asked for it.
-  SentenceTranslation sentence(const Segment& segment, std::vector<SearchHypothesis>& hypotheses) const;
+  // `best`, when given, gets where the best hypothesis's words came from.
+  SentenceTranslation sentence(const Segment& segment, std::vector<SearchHypothesis>& hypotheses,
+                               TranslationBytes* best = nullptr) const;
 
  private:
   ModelConfig config_;

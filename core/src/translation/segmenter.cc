@@ -58,11 +58,12 @@ void Segmenter::split(size_t p, const std::string& text, const TranslateOptions&
     for (const SentenceSpan& s : spans) {
       const std::string sentence(line_text.substr(s.begin, s.end - s.begin));
       ProtectedSentence kept = options.passthrough ? protect(sentence, unknown) : ProtectedSentence{};
-      std::vector<int> ids = source_.encode(kept.spans.empty() ? sentence : kept.text);
-      if (ids.size() > max_tokens && !kept.spans.empty()) {  // cut into pieces: translated as it is
+      Tokenizer::Encoded encoded = source_.encode_annotated(kept.spans.empty() ? sentence : kept.text);
+      if (encoded.ids.size() > max_tokens && !kept.spans.empty()) {  // cut into pieces: translated as it is
         kept = ProtectedSentence{};
-        ids = source_.encode(sentence);
+        encoded = source_.encode_annotated(sentence);
       }
+      const std::vector<int>& ids = encoded.ids;
       if (ids.empty()) continue;  // nothing SentencePiece keeps (e.g. control characters only)
       for (size_t at = 0; at < ids.size(); at += max_tokens) {
         Segment u;
@@ -70,11 +71,13 @@ void Segmenter::split(size_t p, const std::string& text, const TranslateOptions&
         u.line = line;
         u.begin = line_start + s.begin;
         u.end = line_start + s.end;
-        std::vector<int> piece(ids.begin() + long(at), ids.begin() + long(std::min(ids.size(), at + max_tokens)));
+        const size_t until = std::min(ids.size(), at + max_tokens);
+        std::vector<int> piece(ids.begin() + long(at), ids.begin() + long(until));
         u.text = piece.size() == ids.size() ? sentence : source_.decode(piece);
         if (c.source_bos) u.source.push_back(c.bos_id);
         u.source.insert(u.source.end(), piece.begin(), piece.end());
         if (c.source_eos) u.source.push_back(c.eos_id);
+        u.source_tokens.assign(encoded.tokens.begin() + long(at), encoded.tokens.begin() + long(until));
         if (piece.size() == ids.size()) u.kept = kept;
         u.alignment = options.return_alignment;
         out.push_back(std::move(u));

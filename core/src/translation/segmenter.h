@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/config.h"
+#include "text/annotated_text.h"
 #include "text/passthrough.h"
 #include "text/sentence_splitter.h"
 #include "tformer/options.h"
@@ -25,6 +26,9 @@ struct Segment {
   std::string text;                // the sentence as split from the input, or the cut piece decoded
   size_t begin = 0, end = 0;       // the sentence's bytes in the input text (a cut piece: the whole sentence's)
   std::vector<int> source;         // the encoder's input, with BOS/EOS as the model wants them
+  // Each token of `source` but BOS/EOS: the bytes it stands for in the sentence the model was
+  // given (kept.text when spans were taken out, else the input's bytes [begin, end)).
+  std::vector<ByteRange> source_tokens;
   ProtectedSentence kept;          // options.passthrough: what was taken out of the source
   bool alignment = false;          // return the alignment (passthrough needs it either way)
 };

@@ -129,6 +129,7 @@ void TranslationSession::Impl::split_html(const std::vector<std::string>& texts)
     }
   }
   for (Segment& u : segments_) u.alignment = true;
+  target_bytes_.resize(segments_.size());
 }
 
 void TranslationSession::Impl::assemble_html() {
@@ -136,14 +137,15 @@ void TranslationSession::Impl::assemble_html() {
   for (const HtmlFragment& f : html_) blocks += f.blocks.size();
   std::vector<Translation> block_translations(blocks);
   assemble(segments_, done_, block_translations);
-  std::vector<std::vector<const Segment*>> block_segments(blocks);
-  for (const Segment& u : segments_) block_segments[u.paragraph].push_back(&u);
+  std::vector<std::vector<HtmlSegment>> block_segments(blocks);
+  for (size_t u = 0; u < segments_.size(); ++u)
+    block_segments[segments_[u].paragraph].push_back({&segments_[u], &target_bytes_[u]});
   size_t first = 0;
   for (size_t p = 0; p < html_.size(); ++p) {
     const size_t n = html_[p].blocks.size();
     std::vector<Translation> these(std::make_move_iterator(block_translations.begin() + long(first)),
                                    std::make_move_iterator(block_translations.begin() + long(first + n)));
-    std::vector<std::vector<const Segment*>> their_segments(block_segments.begin() + long(first),
+    std::vector<std::vector<HtmlSegment>> their_segments(block_segments.begin() + long(first),
                                                              block_segments.begin() + long(first + n));
     paragraphs_[p] = html_translation(html_[p], m_->config, their_segments, these, options_.return_alignment);
     first += n;
@@ -252,7 +254,7 @@ void TranslationSession::Impl::compute_on_cpu() {
 void TranslationSession::Impl::collect() {
   for (auto& [s, hyps] : search_->take_finished()) {
     const size_t u = batches_[batch_][s];
-    done_[u] = m_->responses->sentence(segments_[u], hyps);
+    done_[u] = m_->responses->sentence(segments_[u], hyps, options_.html ? &target_bytes_[u] : nullptr);
     // HTML hands out nothing: a text's markup is placed once all its blocks are done (and its
     // segments count blocks, not texts).
     if (options_.html) continue;

@@ -24,6 +24,7 @@
 #include "transformer/encoder.h"
 #include "html/html.h"
 #include "translation/loaded_model.h"
+#include "translation/response.h"
 #include "translation/segmenter.h"
 
 namespace tformer {
@@ -72,6 +73,7 @@ class TranslationSession::Impl {
   std::vector<SentenceTranslation> done_;     // per segment
   std::vector<Translation> paragraphs_;
   std::vector<HtmlFragment> html_;            // options.html: each text's markup and blocks
+  std::vector<TranslationBytes> target_bytes_;  // options.html: per segment, where its words came from
   std::vector<CompletedSentence> places_;     // per segment: its place in the results (no sentence)
   std::vector<CompletedSentence> completed_;  // ended, not yet taken by take_completed()
   size_t batch_ = 0;                          // the batch being encoded or decoded
