@@ -2,7 +2,7 @@
 // and channel filters, which files make a pair, pivoting through English, the checks of a
 // download (FIPS 180-4's sha256 examples, zstd made here with libzstd, bombs) and the composed
 // alignment of a pivot translation.
-#include <catch2/catch.hpp>
+#include <catch.hpp>
 
 #include <functional>
 #include <string>
