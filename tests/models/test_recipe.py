@@ -59,7 +59,10 @@ def main():
                              "layer (weight 0.1, Marian's defaults); the CPU keys without",
                              guided_alignment(gpu, cfg) == {"weight": 0.1, "layer": cfg.decoder_layers - 1, "head": 0}
                              and guided_alignment(cpu, cfg) is None, gpu.get("guided_alignment")))
-        want_gpu = {"batch_tokens": 16384, "lr": 1e-3, "warmup": 1000, "dropout": 0.1}
+        # tiny.ende's last run took the best keys of the side-by-side comparison: a 32k-token batch
+        # at the square-root-scaled rate (docs/BENCHMARKS.md, "Training on the GPU machine").
+        want_gpu = ({"batch_tokens": 32768, "lr": 0.001414, "warmup": 1000, "dropout": 0.1} if name == "tiny.ende.yaml"
+                    else {"batch_tokens": 16384, "lr": 1e-3, "warmup": 1000, "dropout": 0.1})
         results.append(check(f"{name}: the GPU keys are the settings of the run that trained the shipped models",
                              {k: gpu[k] for k in want_gpu} == want_gpu, {k: gpu.get(k) for k in want_gpu}))
         # Every training set in ../shared/data/deen/train, the long-sentence ones twice (2x upsampling).
