@@ -3,7 +3,7 @@
 
 The wasm builds that the npm package ships (web/dist/tformer-*.wasm and their JavaScript glue)
 carry XNNPACK, pthreadpool, FXdiv, SentencePiece (with the protobuf-lite, Abseil and Darts-clone
-code it bundles), zlib with MiniZip, yaml-cpp, CLD2, nlohmann/json and Emscripten's runtime (its
+code it bundles), zlib with MiniZip, yaml-cpp, Zstandard, CLD2, nlohmann/json and Emscripten's runtime (its
 JavaScript support code, embind, musl libc, libc++, libc++abi, compiler-rt, dlmalloc); the native
 CLI also carries cpuinfo. Their licences require the notices in binary distributions.
 
@@ -53,6 +53,8 @@ FROM_TARBALLS = [
     ("zlib", "zlib_", "LICENSE", "gzip and the .npz zip container in the Marian importer (wasm)"),
     ("MiniZip (zlib's contrib/minizip)", "zlib_", "contrib/minizip/unzip.h#comment", "the .npz zip container (wasm)"),
     ("yaml-cpp", "yaml-cpp_", "LICENSE", "Marian's YAML options and vocabularies (wasm)"),
+    ("Zstandard (libzstd)", "libzstd_", "LICENSE",
+     "unpacking the model catalogue's .zst files (wasm; the native build links Debian's libzstd)"),
     ("CLD2 (Compact Language Detector 2)", "cld2_", "LICENSE",
      "language detection (wasm; the native build links Debian's libcld2)"),
 ]
