@@ -13,8 +13,9 @@ mkdir -p "$out/obj"
 flags=(-std=c++17 -g -O2 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=all -Icore/include -Icore/src -Icore/cli -I/usr/include/minizip
        "-DTFORMER_FUZZ_MODEL=\"$PWD/tests/fixtures/marian/model.tfm\"")
-sources=(core/src/model/model_file.cc core/src/model/config.cc core/src/util/utf8.cc core/src/util/printable.cc
-         core/src/text/sentencepiece_check.cc core/src/text/tokenizer.cc core/src/text/sentence_splitter.cc
+sources=(core/src/error.cc core/src/model/model_file.cc core/src/model/config.cc core/src/util/utf8.cc core/src/util/printable.cc
+         core/src/text/sentencepiece_check.cc core/src/text/sentencepiece_text.cc core/src/text/tokenizer.cc
+         core/src/text/sentence_splitter.cc
          core/cli/input.cc core/src/html/html.cc core/src/html/tokenizer.cc)
 # The Marian importer (fuzz_marian only): its sources and Debian's zlib, minizip and yaml-cpp.
 marian_sources=(core/src/decoding/shortlist.cc)
