@@ -22,6 +22,7 @@ import { promisify } from 'node:util';
 
 import { SWIFTSHADER_ICD, nodeRuntime } from './node_gpu.mjs';
 import { FIXTURES, fixtureFile, lines, repoRoot, germanSentences } from './models.mjs';
+import { PLAIN } from '../web/helpers.mjs';
 
 // Before any Worker starts: Dawn in the engine's Worker reads the process environment.
 if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER_ICD)) process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
@@ -69,8 +70,9 @@ for (const name of FIXTURES) {
     assert.match(gpu.info.adapter, /swiftshader|./i);
     assert.deepEqual(gpu.info.warnings, []);
     assert.ok(gpu.info.gpu.uploadedBytes > 0);
-    const a = await wasm.translate(texts);
-    const b = await gpu.translate(texts);
+    // The plain model, as the references compute it (passthrough and the guard are on by default).
+    const a = await wasm.translate(texts, PLAIN);
+    const b = await gpu.translate(texts, PLAIN);
     assert.deepEqual(tokensOf(b), tokensOf(a), 'token for token');
     assert.deepEqual(b.map((r) => r.text), lines(fixtureFile(name, 'expected.greedy.txt')));
     const c = b[0].timings.gpu;
