@@ -26,29 +26,17 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))  # tests/: checks.py
 import make_catalog  # noqa: E402
+from checks import check, closing  # noqa: E402
 from server import CatalogServer  # noqa: E402
 
 TFORMER = os.environ.get("TFORMER", os.path.join(ROOT, "build", "tformer"))
 LINES = ["Bonjour tout le monde.", "Un chien joue dans le parc.", "Pourquoi?", "Deux femmes lisent un livre."]
-RESULTS = {"passed": 0, "failed": 0}
-
-
-def check(name, fn):
-    t0 = time.time()
-    try:
-        fn()
-    except Exception:  # a test's failure is reported, the others still run
-        RESULTS["failed"] += 1
-        print(f"FAIL {name}\n{traceback.format_exc()}", flush=True)
-        return
-    RESULTS["passed"] += 1
-    print(f"ok   {name} ({time.time() - t0:.1f} s)", flush=True)
 
 
 def run(*args, stdin="\n".join(LINES) + "\n"):
@@ -250,8 +238,7 @@ def main(argv):
     finally:
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
-    return 1 if RESULTS["failed"] else 0
+    return closing()
 
 
 if __name__ == "__main__":

@@ -35,11 +35,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "models"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: checks.py
 import tformer  # noqa: E402,F401  (names OpenBLAS kernels for this CPU before torch loads)
 
 import numpy as np  # noqa: E402
@@ -48,6 +48,7 @@ import yaml  # noqa: E402
 
 import make_models as mm  # noqa: E402
 import marian_files as mf  # noqa: E402
+from checks import check, closing  # noqa: E402
 import test_roundtrip as rt  # noqa: E402
 from tformer import marian_io, tfm  # noqa: E402
 from tformer.config import marian_convention  # noqa: E402
@@ -59,19 +60,6 @@ TFORMER = os.environ.get("TFORMER", os.path.join(ROOT, "build", "tformer"))
 SENTENCES = ["Ein Mann fährt Fahrrad.", "Zwei Hunde spielen im Schnee.", "Warum?",
              "Das Wort Ελληνικά und ein Zeichen ✓ sind hier unbekannt."]
 WORK = None
-RESULTS = {"passed": 0, "failed": 0}
-
-
-def check(name, fn):
-    t0 = time.time()
-    try:
-        fn()
-    except Exception:  # a test's failure is reported, the others still run
-        RESULTS["failed"] += 1
-        print(f"FAIL {name}\n{traceback.format_exc()}", flush=True)
-        return
-    RESULTS["passed"] += 1
-    print(f"ok   {name} ({time.time() - t0:.1f} s)", flush=True)
 
 
 def run(*args, stdin=None):
@@ -624,8 +612,7 @@ def main(argv):
     finally:
         if not args.keep:
             shutil.rmtree(WORK, ignore_errors=True)
-    print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
-    return 1 if RESULTS["failed"] else 0
+    return closing()
 
 
 if __name__ == "__main__":
