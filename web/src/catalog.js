@@ -77,6 +77,14 @@ class FolderCache {
     await fs.rename(part, file);
   }
 
+  async has(key) {
+    try {
+      return (await (await this.fs()).stat(`${this.dir}/${key}`)).isFile();
+    } catch {
+      return false;
+    }
+  }
+
   async delete(key) {
     await (await this.fs()).rm(`${this.dir}/${key}`, { force: true });
   }
@@ -106,6 +114,10 @@ class BrowserCache {
 
   async put(key, bytes) {
     await this.cache.put(this.prefix + key, new Response(bytes));
+  }
+
+  async has(key) {
+    return (await this.cache.match(this.prefix + key)) !== undefined;
   }
 
   async delete(key) {
@@ -212,6 +224,32 @@ export async function catalogPairs(options = {}) {
   try {
     return c.catalog.pairs().map((p) => ({ from: p.source, to: p.target, pivot: p.pivot, architecture: p.architecture,
       downloadBytes: p.downloadBytes }));
+  } finally {
+    c.catalog.delete();
+  }
+}
+
+/**
+ * Whether every file of the pair from -> to (both models of a pair through English) is in the
+ * cache, so that fetching the pair downloads nothing. Files are only looked for here; fetchPair
+ * checks them before use (and downloads one again that fails).
+ */
+export async function pairCached(from, to, options = {}) {
+  const c = await openCatalog(options);
+  try {
+    if (!c.cache) return false;
+    let plan;
+    try {
+      plan = c.catalog.plan(from, to);
+    } catch {
+      return false;  // no such pair
+    }
+    for (const step of plan.steps) {
+      for (const f of step.files) {
+        if (!(await c.cache.has(fileKey(step, f)))) return false;
+      }
+    }
+    return true;
   } finally {
     c.catalog.delete();
   }
