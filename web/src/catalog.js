@@ -11,6 +11,7 @@
 import { isNode } from './environment.js';
 import { variantFiles, compileWasm } from './wasm-files.js';
 import { ModelLoadError } from './errors.js';
+import { glueFactory } from './glue.js';
 
 export const FIREFOX_CATALOG = 'https://firefox.settings.services.mozilla.com/v1';
 export const CATALOG_CACHE_NAME = 'tformer-catalog-v1';
@@ -23,7 +24,7 @@ function catalogModule(wasmBase) {
     modulePromise = (async () => {
       const files = variantFiles('single', wasmBase);
       const wasmModule = await compileWasm(files.wasm);
-      const { default: create } = await import(/* webpackIgnore: true */ /* @vite-ignore */ files.glue);
+      const create = await glueFactory('single', files.glue);
       return create({
         instantiateWasm(imports, receive) {
           WebAssembly.instantiate(wasmModule, imports).then((instance) => receive(instance, wasmModule));

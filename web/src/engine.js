@@ -13,6 +13,7 @@ import { completeTranslation, completeSentence } from './results.js';
 import { WebGpuBackend } from './webgpu/backend.js';
 import { runSession } from './run-session.js';
 import { TranslationError } from './errors.js';
+import { glueFactory } from './glue.js';
 
 // A start that failed because the engine could not read the model: `refusal` is what the engine
 // said (Translator.create turns it into a ModelFormatError naming the file).
@@ -52,7 +53,7 @@ export class Engine {
     backendReason = null, requestedBackend = backend }) {
     if (backend !== 'wasm' && backend !== 'webgpu') throw new Error(`Engine: unknown backend '${backend}'`);
     const t0 = performance.now();
-    const { default: createModule } = await import(/* webpackIgnore: true */ /* @vite-ignore */ glueUrl);
+    const createModule = await glueFactory(variant, glueUrl);
     let instantiationFailed;
     const failure = new Promise((_, reject) => { instantiationFailed = reject; });
     const module = await Promise.race([failure, createModule({
@@ -226,8 +227,10 @@ export class Engine {
    *   signal: stops a translation on WebGPU before its next step (on wasm it runs to the end)
    *   onSentences: streaming: ([{segment, paragraph, index, separator, sentence}]) => void, called
    *   as sentences end (the session hands them out; on wasm it is then stepped here too)
+   *   pause: () => Promise, awaited between the steps of a translation on wasm, which is then
+   *   stepped here (not a pair through English: one call); `signal` stops it before its next step
    */
-  async translate(texts, options, signal = undefined, onSentences = null) {
+  async translate(texts, options, signal = undefined, onSentences = null, pause = null) {
     if (this.trap) throw this.trap;
     const t0 = performance.now();
     if (this.webgpu && !this.webgpu.usable) this.dropGpu();  // lost while idle
@@ -250,10 +253,10 @@ export class Engine {
         const c = webgpu.counters;
         gpu = { submissions: c.submissions, readbacks: c.readbacks, readBytes: c.readBytes, encodes: c.encodes, projections: c.projections };
         if (!webgpu.usable) this.dropGpu();
-      } else if (onSentences) {
+      } else if (onSentences || pause) {
         // The same work as translate() (which is this loop in C++), stepped from here so that
-        // each sentence can leave as it ends.
-        raw = await runSession(this.translator.begin(texts, options), null, { signal, onCompleted });
+        // each sentence can leave as it ends, and the thread can do other work between steps.
+        raw = await runSession(this.translator.begin(texts, options), null, { signal, onCompleted, pause });
       } else {
         raw = this.translator.translate(texts, options);
       }

@@ -13,12 +13,15 @@
 //   signal  an AbortSignal: the translation stops before its next step with signal.reason
 //   onCompleted  (completed) => void: called with `need.completed` of each step that ended
 //           sentences (streaming; wasm/bindings/session.cc JsSession::next)
+//   pause   () => Promise: awaited before each step (the engine in the calling thread lets
+//           the thread's other tasks run between steps: in-thread-host.js)
 // Resolves to what session.results() returns (one result per input text, as translate()).
-export async function runSession(session, backend = null, { signal, onCompleted } = {}) {
+export async function runSession(session, backend = null, { signal, onCompleted, pause } = {}) {
   try {
     for (let need = session.next(); ; need = session.next()) {
       if (need.completed) onCompleted?.(need.completed);
       if (need.kind === 'done') break;
+      if (pause) await pause();
       signal?.throwIfAborted();
       if (backend?.usable && (await answerOnGpu(session, need, backend))) continue;
       session.computeOnCpu();
