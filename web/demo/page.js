@@ -2,7 +2,10 @@
 // web's standard Translator and LanguageDetector (tformer-wasm/polyfill; page-languages.js): the
 // page's language and a block's where it differs are detected, the target languages are the
 // catalogue's, and the translation is the standard API's, plain text: each block's text runs (the
-// text between its links, emphasis and the like) are translated, so its markup stays as it was.
+// text between its links, emphasis and the like) are translated and no element is made or
+// removed, so its markup stays as it was (the way the specification's discussion of rich text
+// leans: text nodes in, text nodes out). The price: a run is translated without the words around
+// it (the package's own translate(html, { html: true }) places markup with the engine's alignment).
 // Blocks in view go first, the others as they scroll into view (IntersectionObserver); the blocks
 // waiting are sent together, their runs as the paragraphs of one request, so a page of short
 // blocks costs a few requests, not one per block. The engine runs in the package's Worker: the
