@@ -182,29 +182,39 @@ function engineError(e, what) {
   return e;
 }
 
+// The catalogue's documents as cached ({root, records}), or null.
+async function cachedDocuments(store) {
+  const root = await store?.get('server.json');
+  const records = root ? await store?.get('records.json') : null;
+  return root && records ? { root: new TextDecoder().decode(root), records: new TextDecoder().decode(records) } : null;
+}
+
 /**
  * The catalogue at `server` as the engine reads it: {module, catalog (a Module.Catalog), base, cache,
- * fromCache}. The documents are fetched, or read from the cache when the server cannot be reached.
+ * fromCache}. The documents are fetched, or read from the cache when the server cannot be reached
+ * (with `cachedFirst`, read from the cache when it has them: a look at what is cached needs no
+ * fresh list).
  */
-export async function openCatalog({ catalog: server = FIREFOX_CATALOG, channel, architecture, cache, wasmBase, signal } = {}) {
+export async function openCatalog({ catalog: server = FIREFOX_CATALOG, channel, architecture, cache, wasmBase, signal, cachedFirst = false } = {}) {
   const M = await catalogModule(wasmBase);
   const store = await openCache(cache, server);
   const urls = M.catalogUrls(server);
-  let records, root, fromCache = false;
-  try {
-    root = new TextDecoder().decode(await fetchBytes(urls.server, { signal, limit: 1 << 20 }));
-    records = new TextDecoder().decode(await fetchBytes(urls.records, { signal, limit: 64 << 20 }));
-  } catch (e) {
-    if (signal?.aborted) throw e;
-    const cachedRoot = await store?.get('server.json');
-    const cachedRecords = await store?.get('records.json');
-    if (!cachedRoot || !cachedRecords) {
-      throw new ModelLoadError(`${e.message} (and no copy of this catalogue is cached)`, { cause: e });
+  let documents = cachedFirst ? await cachedDocuments(store) : null;
+  let fromCache = documents !== null;
+  if (!documents) {
+    try {
+      documents = {
+        root: new TextDecoder().decode(await fetchBytes(urls.server, { signal, limit: 1 << 20 })),
+        records: new TextDecoder().decode(await fetchBytes(urls.records, { signal, limit: 64 << 20 })),
+      };
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      documents = await cachedDocuments(store);
+      if (!documents) throw new ModelLoadError(`${e.message} (and no copy of this catalogue is cached)`, { cause: e });
+      fromCache = true;
     }
-    root = new TextDecoder().decode(cachedRoot);
-    records = new TextDecoder().decode(cachedRecords);
-    fromCache = true;
   }
+  const { root, records } = documents;
   let handle, base;
   try {
     base = M.catalogAttachmentsBase(root);
@@ -236,7 +246,7 @@ export async function catalogPairs(options = {}) {
  * checks them before use (and downloads one again that fails).
  */
 export async function pairCached(from, to, options = {}) {
-  const c = await openCatalog(options);
+  const c = await openCatalog({ ...options, cachedFirst: true });
   try {
     if (!c.cache) return false;
     let plan;
