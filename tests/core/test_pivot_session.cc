@@ -19,6 +19,11 @@ using Need = TranslationSession::Need;
 
 namespace {
 
+// Two fixture models one after the other (what they translate does not matter here): the first
+// gives every golden sentence a non-empty translation, so that each goes through the second.
+constexpr const char* kFirst = "marian-int8";
+constexpr const char* kSecond = "marian-ssru";
+
 std::vector<std::string> golden_texts(const std::string& variant) {
   const testing::Golden golden(variant);
   std::vector<std::string> texts;
@@ -57,8 +62,8 @@ Run drive(PivotSession& session) {
 }  // namespace
 
 TEST_CASE("a pivot translation is the second model's translation of each of the first's sentences", "[pivot]") {
-  Translator first(testing::fixture_path("marian", "model.tfm")), second(testing::fixture_path("tutorial", "model.tfm"));
-  const std::vector<std::string> t = golden_texts("marian");
+  Translator first(testing::fixture_path(kFirst, "model.tfm")), second(testing::fixture_path(kSecond, "model.tfm"));
+  const std::vector<std::string> t = golden_texts(kFirst);
   REQUIRE(t.size() >= 6);
   const std::vector<std::string> texts = {t[3] + " " + t[0] + " " + t[4], "", t[1] + "\n\n" + t[2], t[5]};
   const TranslateOptions options = testing::plain_options();
@@ -67,9 +72,14 @@ TEST_CASE("a pivot translation is the second model's translation of each of the 
   std::vector<std::vector<int>> expected;
   TranslateOptions one = options;
   one.split_sentences = false;
+  one.max_input_chars = 0;  // the first model's output is no user input to bound
   for (const auto& r : first.translate(texts, options))
-    for (const auto& s : r.sentences) expected.push_back(second.translate({s.hypotheses.at(0).text}, one).at(0).sentences.at(0).hypotheses.at(0).tokens);
-  REQUIRE(expected.size() == 6);
+    for (const auto& s : r.sentences) {
+      REQUIRE_FALSE(s.hypotheses.at(0).text.empty());
+      const std::vector<Translation> through = second.translate({s.hypotheses.at(0).text}, one);
+      for (const auto& piece : through.at(0).sentences) expected.push_back(piece.hypotheses.at(0).tokens);
+    }
+  REQUIRE(expected.size() >= 6);
 
   PivotTranslator pivot(first, second);
   const std::vector<Translation> batched = pivot.translate(texts, options);
@@ -90,8 +100,8 @@ TEST_CASE("a pivot translation is the second model's translation of each of the 
 }
 
 TEST_CASE("a pivot stream hands out each sentence when its second step ends", "[pivot][stream]") {
-  Translator first(testing::fixture_path("marian", "model.tfm")), second(testing::fixture_path("tutorial", "model.tfm"));
-  std::vector<std::string> t = golden_texts("marian");
+  Translator first(testing::fixture_path(kFirst, "model.tfm")), second(testing::fixture_path(kSecond, "model.tfm"));
+  std::vector<std::string> t = golden_texts(kFirst);
   REQUIRE(t.size() >= 6);
   // The shortest sentence first: it ends while the first model still translates the others.
   t.resize(6);
@@ -108,7 +118,8 @@ TEST_CASE("a pivot stream hands out each sentence when its second step ends", "[
   CHECK(tokens_of(run.results) == tokens_of(whole));
 
   // Every sentence once, in input order, where results() has it, joined as its text.
-  REQUIRE(run.completed.size() == 6);
+  REQUIRE(run.completed.size() == tokens_of(whole).size());
+  REQUIRE(run.completed.size() >= 6);
   std::vector<std::string> joined(texts.size());
   for (size_t i = 0; i < run.completed.size(); ++i) {
     const CompletedSentence& c = run.completed[i];
@@ -148,8 +159,8 @@ TEST_CASE("a pivot stream hands out each sentence when its second step ends", "[
 }
 
 TEST_CASE("a pivot session with HTML carries the markup through both steps and hands out nothing early", "[pivot]") {
-  Translator first(testing::fixture_path("marian", "model.tfm")), second(testing::fixture_path("tutorial", "model.tfm"));
-  const std::vector<std::string> t = golden_texts("marian");
+  Translator first(testing::fixture_path(kFirst, "model.tfm")), second(testing::fixture_path(kSecond, "model.tfm"));
+  const std::vector<std::string> t = golden_texts(kFirst);
   TranslateOptions html = testing::plain_options();
   html.html = true;
   PivotTranslator pivot(first, second);
@@ -162,7 +173,7 @@ TEST_CASE("a pivot session with HTML carries the markup through both steps and h
 }
 
 TEST_CASE("a pivot session refuses results before its end and bad input at the start", "[pivot]") {
-  Translator first(testing::fixture_path("marian", "model.tfm")), second(testing::fixture_path("tutorial", "model.tfm"));
+  Translator first(testing::fixture_path(kFirst, "model.tfm")), second(testing::fixture_path(kSecond, "model.tfm"));
   PivotTranslator pivot(first, second);
   auto session = pivot.begin({"Ein Test."}, testing::plain_options(), true);
   CHECK_THROWS_AS(session->results(), Error);
