@@ -128,7 +128,7 @@ test('a cached pair follows its records: a changed hash or a newer release versi
     const t = await Translator.create({ threads: 1, onProgress: (e) => events.push(e), ...options });
     try {
       return { tokens: tokens(await t.translate(SENTENCES, PLAIN)), downloads: events.filter((e) => e.phase === 'download').length,
-        versions: t.info.model.catalog.steps.map((s) => s.version) };
+        versions: t.info.model.catalog?.steps.map((s) => s.version) };
     } finally {
       t.dispose();
     }

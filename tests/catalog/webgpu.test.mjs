@@ -27,7 +27,8 @@ if (!skip) {
 }
 if (skip) console.log(`# SKIP catalogue WebGPU tests: ${skip}`);
 
-const SENTENCES = ['Bonjour tout le monde.', 'Un chien joue dans le parc. Deux femmes lisent.', 'Pourquoi?'];
+// Short sentences: SwiftShader runs the GPU's work on the CPU (random weights write to the length limit).
+const SENTENCES = ['Pourquoi? Merci.', 'Oui.'];
 let Translator, work, made, server, url;
 const open = [];
 
@@ -63,7 +64,7 @@ async function create(options) {
 const folder = (name) => ({ files: readdirSync(path.join(made, 'folders', name)).map((f) => path.join(made, 'folders', name, f)) });
 const tokens = (sentences) => sentences.map((s) => [...s.tokens]);
 
-test("a pivot pair with backend 'webgpu': both models on the GPU, the tokens of its two folders there", { skip, timeout: 600_000 }, async () => {
+test("a pivot pair with backend 'webgpu': both models on the GPU, the tokens of its two folders there", { skip, timeout: 1_800_000 }, async () => {
   const pair = await create({ from: 'fr', to: 'de', catalog: url, cache: path.join(work, 'cache'), backend: 'webgpu' });
   assert.equal(pair.info.backend, 'webgpu', `${pair.info.backendReason}; ${pair.info.warnings.join('; ')}`);
   assert.equal(pair.info.model.catalog.pivot, true);
