@@ -7,7 +7,8 @@
 //   Node      the folder the CLI uses ($XDG_CACHE_HOME/tformer or ~/.cache/tformer, or `cache`
 //             given as a path), in the CLI's layout, so that a pair fetched by either is cached for both;
 //   browsers  the Cache API (cache name 'tformer-catalog-v1', or `cache` given as a name or a Cache).
-// The catalogue's documents are cached too: a cached pair works offline.
+// The catalogue's documents are cached too: a cached pair works offline. Online, each use reads the
+// records again, so that a newer release version or a changed file replaces what is cached.
 import { isNode } from './environment.js';
 import { variantFiles, compileWasm } from './wasm-files.js';
 import { ModelLoadError } from './errors.js';
@@ -89,6 +90,15 @@ class FolderCache {
   async delete(key) {
     await (await this.fs()).rm(`${this.dir}/${key}`, { force: true });
   }
+
+  // Every folder under `folder` but `keep`, with what it holds.
+  async dropOthers(folder, keep) {
+    const fs = await this.fs();
+    const entries = await fs.readdir(`${this.dir}/${folder}`, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (e.isDirectory() && e.name !== keep) await fs.rm(`${this.dir}/${folder}/${e.name}`, { recursive: true, force: true });
+    }
+  }
 }
 
 class BrowserCache {
@@ -124,6 +134,13 @@ class BrowserCache {
   async delete(key) {
     await this.cache.delete(this.prefix + key);
   }
+
+  async dropOthers(folder, keep) {
+    const under = `${this.prefix}${folder}/`;
+    for (const request of await this.cache.keys()) {
+      if (request.url.startsWith(under) && !request.url.startsWith(`${under}${keep}/`)) await this.cache.delete(request);
+    }
+  }
 }
 
 async function openCache(cache, server) {
@@ -132,11 +149,11 @@ async function openCache(cache, server) {
   return BrowserCache.open(cache === true ? undefined : cache, server);
 }
 
-// Where a model's file lives in the cache: the CLI's layout (core/cli/catalog_client.h).
-function fileKey(step, file) {
-  const version = step.version.replace(/[^A-Za-z0-9.-]/g, '_');
-  return `${step.source}-${step.target}/${version}-${step.architecture || 'model'}/${file.name}`;
-}
+// Where a model's file lives in the cache: the CLI's layout (core/cli/catalog_client.h), one folder
+// per pair and in it one per version.
+const pairFolder = (step) => `${step.source}-${step.target}`;
+const versionFolder = (step) => `${step.version.replace(/[^A-Za-z0-9.-]/g, '_')}-${step.architecture || 'model'}`;
+const fileKey = (step, file) => `${pairFolder(step)}/${versionFolder(step)}/${file.name}`;
 
 // ---- fetching ---------------------------------------------------------------------------------------
 async function fetchBytes(url, { signal, onBytes, limit }) {
@@ -322,6 +339,8 @@ export async function fetchPair(from, to, options = {}) {
         }
         files.push({ name: f.name, bytes });
       }
+      // One version of a pair is kept: a newer one replaces the files of the one used before.
+      await c.cache?.dropOthers(pairFolder(step), versionFolder(step)).catch(() => {});
       steps.push({ step, files });
     }
     return { plan, steps, fromCache: total === 0 };

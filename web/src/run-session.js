@@ -9,7 +9,8 @@
 // held across an await but the session itself: another session may run meanwhile, on the same
 // translator or not.
 
-// session: a Module.TranslationSession; backend: a WebGpuBackend or null. Options:
+// session: a Module.TranslationSession; backend: a WebGpuBackend or null, or for a session through
+// English (Translator.beginThrough) one per step, [first, second], by need.step. Options:
 //   signal  an AbortSignal: the translation stops before its next step with signal.reason
 //   onCompleted  (completed) => void: called with `need.completed` of each step that ended
 //           sentences (streaming; wasm/bindings/session.cc JsSession::next)
@@ -23,7 +24,8 @@ export async function runSession(session, backend = null, { signal, onCompleted,
       if (need.kind === 'done') break;
       if (pause) await pause();
       signal?.throwIfAborted();
-      if (backend?.usable && (await answerOnGpu(session, need, backend))) continue;
+      const answering = Array.isArray(backend) ? backend[need.step] : backend;
+      if (answering?.usable && (await answerOnGpu(session, need, answering))) continue;
       session.computeOnCpu();
     }
     return session.results();
