@@ -13,7 +13,7 @@ import { InThreadHost } from './in-thread-host.js';
 import { RequestQueue, abortReason } from './request-queue.js';
 import { ModelFormatError, SupersededError, TranslatorDisposedError, checkUnicode } from './errors.js';
 import { chunksOf } from './chunks.js';
-import { streamCalls, LARGE_CALL_SENTENCES } from './stream-schedule.js';
+import { streamCalls, streamSchedule } from './stream-schedule.js';
 import { joinTranslations } from './results.js';
 import { primeEnvironment } from './environment.js';
 
@@ -306,15 +306,17 @@ export class Translator {
 
   /**
    * @private A stream's engine work (stream-schedule.js): the first sentences in small calls, so
-   * that the first comes early, the rest in large ones; each call's sentences numbered on as
+   * that the first comes early, the rest in large ones (how small and how large depends on the
+   * engine's threads); each call's sentences numbered on as
    * sentences of the whole request, and each text's pieces joined as one call would give them.
    * A keyed stream keeps its calls small (KEYED_CALL_SENTENCES), as keyed requests keep their
    * chunks: a superseded one stops at the end of its call.
    */
   async streamWork(list, engine, { keyed, abandoned, onSentences }) {
     const withAlignment = engine.returnAlignment === true;
+    const schedule = streamSchedule(this.details.threads);
     const calls = streamCalls(list, this.details.model.sourceLanguage ?? undefined,
-      { large: keyed ? KEYED_CALL_SENTENCES : LARGE_CALL_SENTENCES });
+      keyed ? { ...schedule, large: KEYED_CALL_SENTENCES } : schedule);
     const out = { results: [], translateMs: 0, backend: this.details.backend, gpu: null };
     const parts = list.map(() => []);       // per text: the translations of its pieces
     const separators = list.map(() => []);  // per text: what follows each piece but the last
