@@ -4,6 +4,8 @@
 //   const session = t.begin(["Hallo Welt."], options);          // step by step: session.h
 //   t.translateThrough(second, texts, options);  // this model, then `second`, sentence by sentence
 //                                                // (a pair through English: tformer/pivot.h)
+//   t.useMemory(memory);  // a Module.TranslationMemory (translation_memory.cc), or null
+//   t.memoryIdentity();   // the model as the memory names it (sha256 of the file, kernels)
 //   t.info(); t.plan(); t.tensorView(name); t.positionsView(); t.delete();
 #include <emscripten/bind.h>
 
@@ -64,6 +66,9 @@ class JsTranslator {
       return std::make_unique<JsSession>(translator_.begin(read_texts(texts), o), o);
     });
   }
+
+  void use_memory(std::shared_ptr<TranslationMemory> memory) { translator_.use_memory(std::move(memory)); }
+  std::string memory_identity() { return translator_.model_identity(); }
 
   // A weight tensor as a Float32Array: a view of the model file in wasm memory when the file
   // stores it as f32, else a converted copy (f16 widened, int8 dequantised by the engine).
@@ -126,7 +131,9 @@ EMSCRIPTEN_BINDINGS(translator) {
       .function("tensorView", &JsTranslator::tensor_view)
       .function("positionsView", &JsTranslator::positions_view)
       .function("plan", &JsTranslator::plan)
-      .function("info", &JsTranslator::info);
+      .function("info", &JsTranslator::info)
+      .function("useMemory", &JsTranslator::use_memory)
+      .function("memoryIdentity", &JsTranslator::memory_identity);
 }
 
 }  // namespace tformer::wasm

@@ -13,6 +13,7 @@ import { completeTranslation, completeSentence } from './results.js';
 import { WebGpuBackend } from './webgpu/backend.js';
 import { runSession } from './run-session.js';
 import { TranslationError } from './errors.js';
+import { EngineMemory } from './memory.js';
 
 // A start that failed because the engine could not read the model: `refusal` is what the engine
 // said (Translator.create turns it into a ModelFormatError naming the file).
@@ -47,9 +48,10 @@ export class Engine {
    *   marian: a Marian model folder, imported to a .tfm here (then `model` is not used); the .tfm
    *   is kept in `importedTfm` for the host (later starts load it directly)
    *   backend 'webgpu': a GPU may be used, decided here (select.js: decideBackend)
+   *   memory: the translation memory's settings (memory.js: memorySettings), or null for none
    */
   static async create({ glueUrl, wasmModule, model, marian = null, second = null, secondMarian = null, threads, variant, backend,
-    backendReason = null, requestedBackend = backend }) {
+    backendReason = null, requestedBackend = backend, memory = null }) {
     if (backend !== 'wasm' && backend !== 'webgpu') throw new Error(`Engine: unknown backend '${backend}'`);
     const t0 = performance.now();
     const { default: createModule } = await import(/* webpackIgnore: true */ /* @vite-ignore */ glueUrl);
@@ -100,6 +102,7 @@ export class Engine {
       engine.warnings.push(...imported.warnings.map((w) => `model import: ${w}`));
     }
     engine.backendReason = backendReason ?? 'asked for';
+    if (memory) engine.memory = await EngineMemory.create(module, [translator, secondTranslator].filter(Boolean), memory, engine.warnings);
     if (backend === 'webgpu' && engine.second) {
       // The two steps of a pivot translation run in the engine's core, one after the other.
       engine.refuseGpu('a pair translated through English runs on wasm', requestedBackend);
@@ -133,6 +136,7 @@ export class Engine {
     this.second = null;         // the en->target Translator of a pair through English
     this.importedSecondTfm = null;
     this.trap = null;           // the EngineTrapError after a trap: the instance is unusable
+    this.memory = null;         // the EngineMemory (memory.js) when create() was given `memory`
   }
 
   // Looks for an adapter, applies the rule (decideBackend) and uploads the weights.
@@ -221,8 +225,9 @@ export class Engine {
   }
 
   /**
-   * @returns {Promise<{results: object[], translateMs: number, backend: 'wasm'|'webgpu', gpu: object|null}>}
-   *   backend: what finished the translation; gpu: the GPU's counters for it (null on wasm).
+   * @returns {Promise<{results: object[], translateMs: number, backend: 'wasm'|'webgpu', gpu: object|null, memoryHits: number}>}
+   *   backend: what finished the translation; gpu: the GPU's counters for it (null on wasm);
+   *   memoryHits: its sentences answered by the translation memory (each step's, through English).
    *   signal: stops a translation on WebGPU before its next step (on wasm it runs to the end)
    *   onSentences: streaming: ([{segment, paragraph, index, separator, sentence}]) => void, called
    *   as sentences end (the session hands them out; on wasm it is then stepped here too)
@@ -230,6 +235,7 @@ export class Engine {
   async translate(texts, options, signal = undefined, onSentences = null) {
     if (this.trap) throw this.trap;
     const t0 = performance.now();
+    const memoryBefore = this.memory?.stats();
     if (this.webgpu && !this.webgpu.usable) this.dropGpu();  // lost while idle
     let raw;
     let gpu = null;
@@ -267,11 +273,18 @@ export class Engine {
       throw refusal(e);
     }
     const translateMs = performance.now() - t0;
+    let memoryHits = 0;
+    if (this.memory) {
+      const after = this.memory.stats();
+      memoryHits = after.hits - memoryBefore.hits;
+      this.memory.translated(after.misses - memoryBefore.misses);
+    }
     return {
       results: raw.map((r) => completeTranslation(r, options.returnAlignment === true)),
       translateMs,
       backend: this.webgpu ? 'webgpu' : 'wasm',
       gpu,
+      memoryHits,
     };
   }
 
@@ -287,6 +300,9 @@ export class Engine {
   // case a Dawn build never delivers it).
   async dispose() {
     const gpuFreed = this.dropGpu();
+    await this.memory?.save().catch(() => {});
+    this.memory?.dispose();
+    this.memory = null;
     if (this.translator && !this.translator.isDeleted()) this.translator.delete();
     if (this.second && !this.second.isDeleted()) this.second.delete();
     this.second = null;

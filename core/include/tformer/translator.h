@@ -109,6 +109,8 @@ class Translator {
   // there (tformer/translation_memory.h); nullptr: none (the default). Sessions begun before keep
   // what they had. The first call hashes the model file (its identity in the memory's keys).
   void use_memory(std::shared_ptr<TranslationMemory> memory);
+  // The model as the memory's keys name it: the sha256 (hex) of its file and the kernel library.
+  std::string model_identity();
 
   // For an external backend: a weight tensor by its name in docs/FORMAT.md, as float32.
   TensorFloats tensor_floats(const std::string& name) const;
