@@ -1,47 +1,38 @@
-// "Translate this page": the article of page.html translated in place, block by block, with its
-// markup (links, emphasis) carried onto the translated words by the engine's HTML mode
-// (translate(texts, { html: true })). Blocks in view go first, the others as they scroll into
-// view (IntersectionObserver); the blocks waiting are sent together, many in one request (an
-// array of texts is one batch for the engine), so a page of short blocks costs a few requests,
-// not one per block. The engine runs in the package's Worker: the page never blocks. "Show
-// original" puts back each block's original markup, kept as it was read, so the page is again
-// byte for byte what it was. The article is German or English (?article=en, or the selector): the
-// model is the one from its language into the other, and, as a browser's page translation does,
-// the page's <html lang> says the language it is in: the translation's, then the original's again.
-import { Translator, loadRegistry } from '../src/index.js';
-
-// One request takes the waiting blocks up to this many, or this many characters of markup.
-const BATCH_BLOCKS = 32;
-const BATCH_CHARS = 4000;
-// Elements translated as one text each: the innermost of these (a list item, a table cell, a
-// paragraph). Inline elements inside them travel with the text.
-const BLOCKS = 'h1, h2, h3, h4, h5, h6, p, li, dt, dd, th, td, caption, figcaption, blockquote';
+// "Translate this page": the article of page.html translated in place, block by block, by the
+// package's page helper (translatePage, src/page.js, on top of translate(texts, { html: true })):
+// markup (links, emphasis) carried onto the translated words, blocks in view first and the others
+// as they scroll into view, many blocks per request. The engine runs in the package's Worker: the
+// page never blocks. The view selector shows the translation alone (the original's text on
+// hover), or each block's original with its translation under or beside it; "Show original"
+// puts back each block's own nodes, so the page is again byte for byte what it was. The article
+// is German or English (?article=en, or the selector): the model is the one from its language
+// into the other, and, as a browser's page translation does, the page's <html lang> says the
+// language it is in: the translation's, then the original's again. The translator keeps a
+// translation memory in IndexedDB: a page translated before (menus, footers, the same article
+// after a reload) comes back from it instead of the model.
+import { Translator, loadRegistry, translatePage } from '../src/index.js';
 
 const $ = (id) => document.getElementById(id);
-const ui = { translate: $('translate'), original: $('original'), status: $('status'), article: $('article'), language: $('article-language') };
+const ui = { translate: $('translate'), original: $('original'), status: $('status'), article: $('article'), language: $('article-language'),
+  view: $('view') };
 const params = new URLSearchParams(location.search);
 // Each article's language and the language it is translated into.
 const OTHER = { de: 'en', en: 'de' };
 const articles = { de: ui.article.innerHTML, en: $('article-en').innerHTML };
 
-// What the tests read: the state, and the requests made (how many blocks each took).
-const state = { mode: 'original', blocks: 0, translated: 0, waiting: 0, requests: [], error: null };
+// What the tests read: the state, the requests made (how many blocks each took), the sentences
+// translated and how many of them the translation memory answered, and how long the page took
+// from its first request to its last block (pageMs).
+const state = { mode: 'original', view: ui.view.value, blocks: 0, translated: 0, waiting: 0, requests: [], sentences: 0, memoryHits: 0,
+  pageMs: null, memorySaved: false, error: null };
 window.pageDemo = state;
 
 let translator = null;   // for the article's language: {language, translator}
-let originals = null;   // Map block -> its innerHTML as read before the first translation of this round
-let round = null;       // {controller, observer, waiting: Set, running}
+let round = null;        // the page translation (translatePage) shown, or null
 let loading = null;
 
 function status(text) {
   ui.status.textContent = text;
-}
-
-// The blocks to translate, in document order: innermost block elements with text, outside
-// translate="no" and code.
-function blocksOf(root) {
-  return [...root.querySelectorAll(BLOCKS)].filter((el) => !el.querySelector(BLOCKS) && !el.closest('[translate="no"], pre, code') &&
-    el.textContent.trim() !== '');
 }
 
 function articleLanguage() {
@@ -72,6 +63,7 @@ async function ensureTranslator() {
     const t = await Translator.create({
       model: entry.url,
       sha256: entry.sha256,
+      memory: { persist: true },
       onProgress: (e) => {
         if (e.phase === 'download' && e.total) status(`loading ${entry.id}: ${Math.round((100 * e.loaded) / e.total)}%`);
       },
@@ -86,7 +78,7 @@ async function ensureTranslator() {
   }
 }
 
-async function translatePage() {
+async function translateArticle() {
   ui.translate.disabled = true;
   ui.language.disabled = true;
   let t;
@@ -105,80 +97,37 @@ async function translatePage() {
   document.documentElement.lang = OTHER[articleLanguage()];
   ui.translate.hidden = true;
   ui.original.hidden = false;
-  const blocks = blocksOf(ui.article);
-  originals = new Map(blocks.map((b) => [b, b.innerHTML]));
-  Object.assign(state, { mode: 'translating', blocks: blocks.length, translated: 0, waiting: 0, requests: [], error: null });
-  const current = { controller: new AbortController(), waiting: new Set(), running: false, observer: null };
-  round = current;
-  // A block is sent when it comes near the view (a margin ahead, so that scrolling finds it done).
-  current.observer = new IntersectionObserver((entries) => {
-    for (const entry of entries) {
-      if (!entry.isIntersecting) continue;
-      current.observer.unobserve(entry.target);
-      current.waiting.add(entry.target);
-    }
-    state.waiting = current.waiting.size;
-    pump(t, current);
-  }, { rootMargin: '200px 0px' });
-  for (const b of blocks) current.observer.observe(b);
-  status(`translating ${blocks.length} blocks...`);
-}
-
-// Sends the waiting blocks, in document order, a batch per request, one request at a time.
-async function pump(t, current) {
-  if (current.running) return;
-  current.running = true;
-  try {
-    while (current.waiting.size && round === current) {
-      const batch = [];
-      let chars = 0;
-      for (const b of [...current.waiting].sort(documentOrder)) {
-        const html = originals.get(b);
-        if (batch.length && (batch.length >= BATCH_BLOCKS || chars + html.length > BATCH_CHARS)) break;
-        batch.push(b);
-        chars += html.length;
-      }
-      for (const b of batch) current.waiting.delete(b);
-      state.waiting = current.waiting.size;
-      state.requests.push(batch.length);
-      let results;
-      try {
-        results = await t.translate(batch.map((b) => originals.get(b)), { html: true, repetitionGuard: true, signal: current.controller.signal });
-      } catch (e) {
-        if (e?.name === 'AbortError' || round !== current) return;
-        state.error = e.message;
-        status(`Translation failed: ${e.message}`);
-        return;
-      }
+  const started = performance.now();
+  const current = translatePage(ui.article, {
+    translator: t,
+    view: ui.view.value,
+    translateOptions: { repetitionGuard: true },
+    onProgress: (p) => {
       if (round !== current) return;
-      batch.forEach((b, i) => { b.innerHTML = results[i].text; });
-      state.translated += batch.length;
-      if (state.translated === state.blocks) {
-        state.mode = 'translated';
-        status(`translated ${state.blocks} blocks in ${state.requests.length} requests`);
-        current.observer.disconnect();
-      } else {
-        status(`translated ${state.translated} of ${state.blocks} blocks (the rest as you scroll)`);
-      }
-    }
-  } finally {
-    current.running = false;
-  }
-}
-
-function documentOrder(a, b) {
-  return a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1;
+      Object.assign(state, { translated: p.translated, waiting: p.waiting, requests: p.requests, sentences: p.sentences,
+        memoryHits: p.memoryHits, error: p.error?.message ?? null });
+      if (p.error) status(`Translation failed: ${p.error.message}`);
+      else if (p.translated < p.blocks) status(`translated ${p.translated} of ${p.blocks} blocks (the rest as you scroll)`);
+    },
+  });
+  round = current;
+  Object.assign(state, { mode: 'translating', blocks: current.progress.blocks, translated: 0, waiting: 0, requests: [], sentences: 0,
+    memoryHits: 0, pageMs: null, memorySaved: false, error: null });
+  status(`translating ${state.blocks} blocks...`);
+  const done = await current.done;
+  if (round !== current || done.error) return;
+  state.pageMs = performance.now() - started;
+  state.mode = 'translated';
+  status(`translated ${done.blocks} blocks in ${done.requests.length} requests` +
+    (done.memoryHits ? `; ${done.memoryHits} of ${done.sentences} sentences from the translation memory` : ''));
+  // Stored now rather than shortly after: a reload finds the page in the memory.
+  await t.memory?.save().catch(() => {});
+  if (round === current) state.memorySaved = true;
 }
 
 function showOriginal() {
-  const current = round;
+  round?.restore();
   round = null;
-  if (current) {
-    current.observer.disconnect();
-    current.controller.abort();
-  }
-  for (const [block, html] of originals ?? []) block.innerHTML = html;
-  originals = null;
   document.documentElement.lang = articleLanguage();
   Object.assign(state, { mode: 'original', translated: 0, waiting: 0 });
   ui.original.hidden = true;
@@ -186,7 +135,11 @@ function showOriginal() {
   status('');
 }
 
-ui.translate.addEventListener('click', translatePage);
+ui.translate.addEventListener('click', translateArticle);
 ui.language.addEventListener('change', () => showArticle(ui.language.value));
+ui.view.addEventListener('change', () => {
+  state.view = ui.view.value;
+  round?.setView(ui.view.value);
+});
 if (params.get('article') === 'en') showArticle('en');
 ui.original.addEventListener('click', showOriginal);
