@@ -47,7 +47,7 @@ test('memory: sentences translated before are answered from it, exactly as compu
     assert.equal((await tr.translate(TEXTS[0], { ...PLAIN, key: 'k' })).timings.memoryHits, 2);
     const streamed = [];
     for await (const s of tr.translateStream(TEXTS[1], PLAIN)) streamed.push(s.text);
-    assert.deepEqual(streamed, [expected[1].sentences[0].text]);
+    assert.deepEqual(streamed, [(await plain.translate(TEXTS[1], PLAIN)).text]);
 
     const stats = await tr.memory.stats();
     assert.equal(stats.database, null);

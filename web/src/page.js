@@ -112,6 +112,7 @@ class PageTranslation {
           this.observer.unobserve(entry.target);
           this.waiting.add(this.byElement.get(entry.target));
         }
+        this.state.waiting = this.waiting.size;
         this.pump();
       }, { rootMargin: '200px 0px' });
       for (const b of this.blocks) this.observer.observe(b.element);
