@@ -91,6 +91,7 @@ export class EngineHost {
       if (message.type === 'memory') {
         const call = this.memoryCalls.get(message.id);
         this.memoryCalls.delete(message.id);
+        if (call) worker.unref();
         if (message.error !== undefined) call?.reject(new Error(message.error));
         else call?.resolve(message.value);
         return;
@@ -181,6 +182,7 @@ export class EngineHost {
     const worker = this.worker;
     if (!worker) throw new EngineStoppedError('the translation engine stopped before the call could start');
     const id = this.nextId++;
+    worker.ref();  // in Node, the process waits for the answer (an idle Worker is unref'd)
     return new Promise((resolve, reject) => {
       this.memoryCalls.set(id, { resolve, reject });
       worker.post({ type: 'memory', id, action });
