@@ -86,7 +86,8 @@ std::string image_of(const std::vector<std::pair<std::string, std::string>>& ent
 
 // The entries of an image save() made.
 std::vector<std::pair<std::string, std::string>> entries_of(const std::string& image) {
-  ByteReader r(image.substr(0, image.size() - 32));
+  const std::string body = image.substr(0, image.size() - 32);  // the reader points into it
+  ByteReader r(body);
   r.skip(8);
   r.u32();
   std::vector<std::pair<std::string, std::string>> out(r.u64());

@@ -42,6 +42,7 @@ class ByteWriter {
   std::string out_;
 };
 
+// Reads `bytes` in place: they must outlive the reader.
 class ByteReader {
  public:
   explicit ByteReader(const std::string& bytes) : p_(reinterpret_cast<const uint8_t*>(bytes.data())), left_(bytes.size()) {}
