@@ -282,10 +282,34 @@ test('page demo: a page loaded again is answered by the translation memory (Inde
     assert.equal(second.state.sentences, first.state.sentences);
     assert.equal(second.state.memoryHits, second.state.sentences, 'every sentence from the memory');
     assert.deepEqual((await readArticle(second.page)).blocks, translated.blocks, 'the same translation');
+    assert.deepEqual(second.state.warnings, []);
+    // Stored images damaged (cut short, and one not bytes at all): a warning, the page translated
+    // by the model again, the memory rebuilt.
+    await second.page.evaluate(() => new Promise((resolve, reject) => {
+      const open = indexedDB.open('tformer-memory-v1');
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const tx = open.result.transaction('images', 'readwrite');
+        const store = tx.objectStore('images');
+        const keys = store.getAllKeys();
+        keys.onsuccess = () => {
+          for (const key of keys.result) store.put(new Uint8Array(100).fill(7), key);
+          store.put('not an image', 'another model');
+        };
+        tx.oncomplete = () => resolve();
+        tx.onerror = () => reject(tx.error);
+      };
+    }));
+    await second.page.close();
+    const third = await translatedPage(context, 'page.html');
+    assert.equal(third.state.memoryHits, 0);
+    assert.ok(third.state.warnings.some((w) => /the stored translation memory was not used \(not a translation memory/.test(w)),
+      third.state.warnings.join('; '));
+    assert.deepEqual((await readArticle(third.page)).blocks, translated.blocks);
     t.diagnostic(`page translation: first load ${first.state.pageMs.toFixed(0)} ms (${first.state.sentences} sentences computed), ` +
       `second load ${second.state.pageMs.toFixed(0)} ms (${second.state.memoryHits} of ${second.state.sentences} from the memory), ` +
       `${(first.state.pageMs / second.state.pageMs).toFixed(1)}x`);
-    assert.deepEqual([...first.failures, ...second.failures], []);
+    assert.deepEqual([...first.failures, ...second.failures, ...third.failures], []);
     await context.close();
   });
 

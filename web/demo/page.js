@@ -24,7 +24,7 @@ const articles = { de: ui.article.innerHTML, en: $('article-en').innerHTML };
 // translated and how many of them the translation memory answered, and how long the page took
 // from its first request to its last block (pageMs).
 const state = { mode: 'original', view: ui.view.value, blocks: 0, translated: 0, waiting: 0, requests: [], sentences: 0, memoryHits: 0,
-  pageMs: null, memorySaved: false, error: null };
+  pageMs: null, memorySaved: false, error: null, warnings: [] };
 window.pageDemo = state;
 
 let translator = null;   // for the article's language: {language, translator}
@@ -93,6 +93,7 @@ async function translateArticle() {
   }
   ui.translate.disabled = false;
   ui.language.disabled = false;
+  state.warnings = t.info.warnings;
   // The page is in the translation's language from now on (as the blocks change).
   document.documentElement.lang = OTHER[articleLanguage()];
   ui.translate.hidden = true;
