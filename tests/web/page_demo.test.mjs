@@ -282,7 +282,7 @@ test('page demo: a page loaded again is answered by the translation memory (Inde
     assert.equal(second.state.sentences, first.state.sentences);
     assert.equal(second.state.memoryHits, second.state.sentences, 'every sentence from the memory');
     assert.deepEqual((await readArticle(second.page)).blocks, translated.blocks, 'the same translation');
-    assert.deepEqual(second.state.warnings, []);
+    assert.deepEqual(second.state.warnings.filter((w) => /memory/.test(w)), []);
     // Stored images damaged (cut short, and one not bytes at all): a warning, the page translated
     // by the model again, the memory rebuilt.
     await second.page.evaluate(() => new Promise((resolve, reject) => {
