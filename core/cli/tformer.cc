@@ -8,6 +8,7 @@
 // MODEL is a .tfm file, a Marian model folder or a Marian model file (imported in memory).
 //   tformer bench -m MODEL.tfm -i FILE [options]
 //   tformer detect [--all]                       stdin lines -> stdout "lang<TAB>confidence"
+//   tformer memory clear|stats                   the translation memory of translate --memory
 //   tformer --help | --version
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -21,6 +22,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +32,7 @@
 #include "catalog_client.h"
 #include "input.h"
 #include "marian_folder.h"
+#include "memory_file.h"
 #include "readable_json.h"
 #include "tformer/language_detector.h"
 #include "tformer/marian.h"
@@ -93,6 +96,8 @@ std::string usage() {
     "      language as the web's LanguageDetector.detect() lists them, by confidence, tab-separated\n"
     "      pairs, ending with 'und' and the rest. A line of fewer than " + std::to_string(tformer::kConfidentDetectionChars) + " characters is seldom\n"
     "      reliable (Firefox does not act on it).\n"
+    "  tformer memory clear|stats [--cache DIR]\n"
+    "      The translation memory of translate --memory: clear removes it, stats prints its size.\n"
     "  tformer --help | --version\n"
     "\n"
     "MODEL is a .tfm file, or a Marian model as downloaded: its folder (model .npz or .bin, with\n"
@@ -162,6 +167,10 @@ std::string usage() {
     "  --batch-tokens N          source tokens (padding included) per encoder batch; more is faster\n"
     "                            up to a point and uses more memory (default " + std::to_string(d.max_batch_tokens) + ")\n"
     "  --batch-lines N           translate: lines read and translated together (default 64)\n"
+    "  --memory, --no-memory     translate: answer sentences translated before (with the same model\n"
+    "                            file and the same options) from the translation memory, a file in\n"
+    "                            the cache folder (--cache DIR), and add the new ones to it; stderr\n"
+    "                            says how many it answered (default off; tformer memory clear)\n"
     "  --max-chars N             the longest input line, in characters; a longer line is an error\n"
     "                            (see --on-error) (default " + std::to_string(d.max_input_chars) + "; 0 = no limit)\n"
     "  --max-sentence-tokens N   cut sentences longer than N source tokens into pieces of N tokens,\n"
@@ -190,6 +199,7 @@ struct Args {
   size_t batch_lines = 64;
   bool stop_on_error = false;
   bool all_languages = false;
+  bool memory = false;
 };
 
 [[noreturn]] void usage_error(const std::string& msg) {
@@ -269,6 +279,8 @@ Args parse(int argc, char** argv) {
     else if (f == "--max-sentence-tokens") a.options.max_sentence_tokens = to_int_at_least(f, value(), 0);
     else if (f == "--scores") a.scores = true;
     else if (f == "--all") a.all_languages = true;
+    else if (f == "--memory") a.memory = true;
+    else if (f == "--no-memory") a.memory = false;
     else if (f == "--profile") a.profile = true;
     else if (f == "--no-split") a.options.split_sentences = false;
     else if (f == "--html") a.options.html = true;
@@ -299,6 +311,7 @@ Args parse(int argc, char** argv) {
   }
   if (a.profile && a.command != "bench") usage_error("--profile is an option of bench only");
   if (a.all_languages && a.command != "detect") usage_error("--all is an option of detect only");
+  if (a.memory && a.command != "translate") usage_error("--memory is an option of translate only");
   // The HTML of a line is built from its best translation only.
   if (a.options.html && a.options.nbest > 1) usage_error("--nbest cannot be used with --html (the HTML is built from the best translation)");
   return a;
@@ -508,6 +521,25 @@ int cmd_translate(const Args& a) {
     tformer::TranslateOptions check = a.options;  // option errors before any input is read
     translator.translate({}, check);
   }
+  std::optional<tformer::cli::MemoryFile> memory_file;
+  std::shared_ptr<tformer::TranslationMemory> memory;
+  if (a.memory) {
+    memory_file.emplace(a.catalog.cache_dir);
+    memory = memory_file->open();
+    for (auto& model : translator.models) model->use_memory(memory);
+  }
+  // Saved however the run ends: what was translated is worth keeping.
+  struct SaveMemory {
+    const std::optional<tformer::cli::MemoryFile>& file;
+    const std::shared_ptr<tformer::TranslationMemory>& memory;
+    ~SaveMemory() {
+      if (!memory) return;
+      file->save(*memory);
+      const tformer::TranslationMemoryStats s = memory->stats();
+      std::cerr << "tformer: translation memory: " << s.hits << " of " << s.hits + s.misses
+                << " sentences answered from it; " << s.entries << " entries in " << file->path() << "\n";
+    }
+  } save_memory{memory_file, memory};
   tformer::cli::LineReader reader(stdin, tformer::cli::max_line_bytes(a.options.max_input_chars));
   size_t skipped = 0, first_line = 1;
   std::vector<std::string> batch;
@@ -565,6 +597,20 @@ int cmd_translate(const Args& a) {
     std::cerr << "tformer: " << skipped << " of " << (first_line - 1) << " lines could not be translated\n";
     return 1;
   }
+  return 0;
+}
+
+// The translation memory of translate --memory: clear, or stats.
+int cmd_memory(const Args& a) {
+  if (a.positional.size() != 1 || (a.positional[0] != "clear" && a.positional[0] != "stats"))
+    usage_error("memory needs one of: clear, stats");
+  const tformer::cli::MemoryFile file(a.catalog.cache_dir);
+  if (a.positional[0] == "clear") {
+    std::cout << (file.clear() ? "removed " : "there is no translation memory at ") << file.path() << "\n";
+    return 0;
+  }
+  const tformer::TranslationMemoryStats s = file.open()->stats();
+  std::cout << file.path() << ": " << s.entries << " entries, " << s.bytes << " bytes\n";
   return 0;
 }
 
@@ -803,6 +849,7 @@ int main(int argc, char** argv) {
     if (a.command == "bench") return cmd_bench(a);
     if (a.command == "models") return cmd_models(a);
     if (a.command == "detect") return cmd_detect(a);
+    if (a.command == "memory") return cmd_memory(a);
     if (a.command == "-h" || a.command == "--help" || a.command == "help") {
       std::cout << usage();
       return 0;

@@ -36,6 +36,25 @@ void validate(const TranslateOptions& o) {
     bad("max sentence tokens must be 0 (the model's limit) or positive (got " + std::to_string(o.max_sentence_tokens) + ")");
 }
 
+// A new field stops the native build (libstdc++, 64-bit) here until memory_fingerprint() has
+// been told whether it changes a translation.
+#if defined(__GLIBCXX__) && __SIZEOF_POINTER__ == 8
+static_assert(sizeof(TranslateOptions) == 64,
+              "a new TranslateOptions field: add it to memory_fingerprint() if it changes a translation");
+#endif
+
+std::string memory_fingerprint(const TranslateOptions& o) {
+  // %a: floats exactly, whatever the locale.
+  char floats[64];
+  std::snprintf(floats, sizeof floats, "%a,%a", double(o.length_penalty), double(o.max_length_ratio));
+  return "beam=" + std::to_string(o.beam_size) + ";nbest=" + std::to_string(o.nbest) + ";length_penalty,ratio=" + floats +
+         ";offset=" + std::to_string(o.max_length_offset) + ";max_length=" + std::to_string(o.max_length) +
+         ";alignment=" + std::to_string(o.return_alignment) + ";split=" + std::to_string(o.split_sentences) +
+         ";sentence_tokens=" + std::to_string(o.max_sentence_tokens) + ";passthrough=" + std::to_string(o.passthrough) +
+         ";repetition_guard=" + std::to_string(o.repetition_guard) + ";html=" + std::to_string(o.html) +
+         ";html_code=" + std::to_string(o.html_translate_code) + ";shortlist=" + std::to_string(o.shortlist);
+}
+
 void validate(const TranslatorConfig& c) {
   if (c.threads < 1 || c.threads > kMaxThreads)
     throw Error(ErrorCode::kInvalidOptions, Phase::kLoad,

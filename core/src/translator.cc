@@ -62,6 +62,17 @@ std::unique_ptr<TranslationSession> Translator::begin(const std::vector<std::str
   }
 }
 
+void Translator::use_memory(std::shared_ptr<TranslationMemory> memory) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (memory) impl_->identity();
+  impl_->memory = std::move(memory);
+}
+
+std::string Translator::model_identity() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->identity();
+}
+
 TensorFloats Translator::tensor_floats(const std::string& name) const { return impl_->tensor_floats(name); }
 const std::vector<float>& Translator::positions() const { return impl_->model->positions().table(); }
 ModelPlan Translator::plan() const { return impl_->model->plan(); }

@@ -6,6 +6,8 @@
 //                                                // (a pair through English: tformer/pivot.h)
 //   t.beginThrough(second, texts, options, stream);  // the same step by step (session.h); with
 //                                                // `stream`, each sentence through both as it ends
+//   t.useMemory(memory);  // a Module.TranslationMemory (translation_memory.cc), or null
+//   t.memoryIdentity();   // the model as the memory names it (sha256 of the file, kernels)
 //   t.info(); t.plan(); t.tensorView(name); t.positionsView(); t.delete();
 #include <emscripten/bind.h>
 
@@ -75,6 +77,9 @@ class JsTranslator {
     });
   }
 
+  void use_memory(std::shared_ptr<TranslationMemory> memory) { translator_.use_memory(std::move(memory)); }
+  std::string memory_identity() { return translator_.model_identity(); }
+
   // A weight tensor as a Float32Array: a view of the model file in wasm memory when the file
   // stores it as f32, else a converted copy (f16 widened, int8 dequantised by the engine).
   val tensor_view(const std::string& name) {
@@ -137,7 +142,9 @@ EMSCRIPTEN_BINDINGS(translator) {
       .function("tensorView", &JsTranslator::tensor_view)
       .function("positionsView", &JsTranslator::positions_view)
       .function("plan", &JsTranslator::plan)
-      .function("info", &JsTranslator::info);
+      .function("info", &JsTranslator::info)
+      .function("useMemory", &JsTranslator::use_memory)
+      .function("memoryIdentity", &JsTranslator::memory_identity);
 }
 
 }  // namespace tformer::wasm

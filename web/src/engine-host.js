@@ -40,6 +40,7 @@ export class EngineHost {
     this.nextId = 1;
     this.restarts = 0;
     this.engineBackend = null;  // 'wasm' | 'webgpu' of the running engine
+    this.memoryCalls = new Map();  // id -> {resolve, reject} of the translation memory's calls (memory())
   }
 
   // Node: terminating a worker_threads Worker in the middle of a call into npm webgpu (Dawn)
@@ -87,6 +88,14 @@ export class EngineHost {
         answered?.();
       }
       if (this.worker !== worker) return;
+      if (message.type === 'memory') {
+        const call = this.memoryCalls.get(message.id);
+        this.memoryCalls.delete(message.id);
+        if (call) worker.unref();
+        if (message.error !== undefined) call?.reject(new Error(message.error));
+        else call?.resolve(message.value);
+        return;
+      }
       if (message.type === 'listening') {
         worker.post(this.startMessage);
       } else if (message.type === 'ready') {
@@ -163,6 +172,24 @@ export class EngineHost {
   }
 
   /**
+   * The translation memory's calls (worker.js 'memory'): 'stats', 'save' or 'clear'; resolves
+   * with its report ({entries, bytes, hits, misses, database, saved}). They run in turn with the
+   * translations, in the Worker.
+   */
+  async memory(action) {
+    if (!this.ready) this.start();
+    await this.ready;
+    const worker = this.worker;
+    if (!worker) throw new EngineStoppedError('the translation engine stopped before the call could start');
+    const id = this.nextId++;
+    worker.ref();  // in Node, the process waits for the answer (an idle Worker is unref'd)
+    return new Promise((resolve, reject) => {
+      this.memoryCalls.set(id, { resolve, reject });
+      worker.post({ type: 'memory', id, action });
+    });
+  }
+
+  /**
    * Stops the running translation, rejecting it with `reason`: between two steps where it is
    * stepped from JS (a stream) or must be (see `cooperative`), else by starting a fresh engine.
    */
@@ -187,6 +214,8 @@ export class EngineHost {
   // Terminates the Worker; a start in progress rejects with `reason`.
   stopWorker(reason) {
     this.starting?.reject(reason);
+    for (const call of this.memoryCalls.values()) call.reject(reason);
+    this.memoryCalls.clear();
     this.starting = null;
     const worker = this.worker;
     this.worker = null;

@@ -14,6 +14,7 @@ import { WebGpuBackend } from './webgpu/backend.js';
 import { runSession } from './run-session.js';
 import { TranslationError } from './errors.js';
 import { glueFactory } from './glue.js';
+import { EngineMemory } from './memory.js';
 
 // A start that failed because the engine could not read the model: `refusal` is what the engine
 // said (Translator.create turns it into a ModelFormatError naming the file).
@@ -48,9 +49,10 @@ export class Engine {
    *   marian: a Marian model folder, imported to a .tfm here (then `model` is not used); the .tfm
    *   is kept in `importedTfm` for the host (later starts load it directly)
    *   backend 'webgpu': a GPU may be used, decided here (select.js: decideBackend)
+   *   memory: the translation memory's settings (memory.js: memorySettings), or null for none
    */
   static async create({ glueUrl, wasmModule, model, marian = null, second = null, secondMarian = null, threads, variant, backend,
-    backendReason = null, requestedBackend = backend }) {
+    backendReason = null, requestedBackend = backend, memory = null }) {
     if (backend !== 'wasm' && backend !== 'webgpu') throw new Error(`Engine: unknown backend '${backend}'`);
     const t0 = performance.now();
     const createModule = await glueFactory(variant, glueUrl);
@@ -101,6 +103,7 @@ export class Engine {
       engine.warnings.push(...imported.warnings.map((w) => `model import: ${w}`));
     }
     engine.backendReason = backendReason ?? 'asked for';
+    if (memory) engine.memory = await EngineMemory.create(module, [translator, secondTranslator].filter(Boolean), memory, engine.warnings);
     if (backend === 'webgpu') {
       const requested = requestedBackend === 'webgpu' ? 'webgpu' : 'auto';
       try {
@@ -132,6 +135,7 @@ export class Engine {
     this.second = null;         // the en->target Translator of a pair through English
     this.importedSecondTfm = null;
     this.trap = null;           // the EngineTrapError after a trap: the instance is unusable
+    this.memory = null;         // the EngineMemory (memory.js) when create() was given `memory`
   }
 
   // Looks for an adapter, applies the rule (decideBackend) and uploads the weights.
@@ -231,8 +235,9 @@ export class Engine {
   }
 
   /**
-   * @returns {Promise<{results: object[], translateMs: number, backend: 'wasm'|'webgpu', gpu: object|null}>}
-   *   backend: what finished the translation; gpu: the GPU's counters for it (null on wasm).
+   * @returns {Promise<{results: object[], translateMs: number, backend: 'wasm'|'webgpu', gpu: object|null, memoryHits: number}>}
+   *   backend: what finished the translation; gpu: the GPU's counters for it (null on wasm);
+   *   memoryHits: its sentences answered by the translation memory (each step's, through English).
    *   signal: stops a translation on WebGPU before its next step (on wasm it runs to the end)
    *   onSentences: streaming: ([{segment, paragraph, index, separator, sentence}]) => void, called
    *   as sentences end (the session hands them out; on wasm it is then stepped here too)
@@ -242,6 +247,7 @@ export class Engine {
   async translate(texts, options, signal = undefined, onSentences = null, pause = null) {
     if (this.trap) throw this.trap;
     const t0 = performance.now();
+    const memoryBefore = this.memory?.stats();
     if (this.webgpu && !this.gpuUsable()) this.dropGpu();  // lost while idle
     let raw;
     let gpu = null;
@@ -283,11 +289,18 @@ export class Engine {
       throw refusal(e);
     }
     const translateMs = performance.now() - t0;
+    let memoryHits = 0;
+    if (this.memory) {
+      const after = this.memory.stats();
+      memoryHits = after.hits - memoryBefore.hits;
+      this.memory.translated(after.misses - memoryBefore.misses);
+    }
     return {
       results: raw.map((r) => completeTranslation(r, options.returnAlignment === true)),
       translateMs,
       backend: this.webgpu ? 'webgpu' : 'wasm',
       gpu,
+      memoryHits,
     };
   }
 
@@ -315,6 +328,9 @@ export class Engine {
   // case a Dawn build never delivers it).
   async dispose() {
     const gpuFreed = this.dropGpu();
+    await this.memory?.save().catch(() => {});
+    this.memory?.dispose();
+    this.memory = null;
     if (this.translator && !this.translator.isDeleted()) this.translator.delete();
     if (this.second && !this.second.isDeleted()) this.second.delete();
     this.second = null;

@@ -106,6 +106,21 @@ export class InThreadHost {
     }
   }
 
+  /**
+   * The translation memory's calls, as EngineHost.memory: 'stats', 'save' or 'clear'; resolves
+   * with its report ({entries, bytes, hits, misses, database, saved}).
+   */
+  async memory(action) {
+    if (!this.ready) this.start();
+    await this.ready;
+    const memory = this.engine?.memory;
+    if (!this.engine) throw new EngineStoppedError('the translation engine stopped before the call could start');
+    if (!memory) throw new Error('the translator has no translation memory (create it with the option memory)');
+    if (action === 'clear') await memory.clear();
+    else if (action === 'save') await memory.save();
+    return memory.report();
+  }
+
   /** Rejects the running translation with `reason` (a stream stops before its next step). */
   interrupt(reason) {
     const pending = this.pending;

@@ -11,3 +11,5 @@ export { EngineStoppedError } from './engine-host.js';
 export { chooseEngine, decideBackend, describeAdapter, AUTO_MIN_PROJECTION } from './select.js';
 export { LanguageDetector } from './standard/language-detector.js';
 export { detectLanguage, detectableLanguages } from './detection.js';
+export { translatePage, PAGE_VIEWS, PAGE_BLOCKS } from './page.js';
+export { DEFAULT_MEMORY_DATABASE } from './memory.js';

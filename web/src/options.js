@@ -3,9 +3,10 @@
 // queued. Nothing is filled in: an option left out keeps the engine's default, which is stated
 // once, in C++ (tformer::TranslateOptions, read by the bindings' translate options).
 import { BACKENDS, VARIANTS, MAX_THREADS } from './select.js';
+import { memorySettings } from './memory.js';
 
 const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant', 'onProgress', 'onFallback', 'cache', 'signal', 'wasmBase',
-  'from', 'to', 'catalog', 'channel', 'architecture'];
+  'from', 'to', 'catalog', 'channel', 'architecture', 'memory'];
 const CATALOG_KEYS = ['catalog', 'channel', 'architecture', 'cache', 'signal', 'wasmBase'];
 const CHANNELS = ['release', 'beta', 'nightly'];
 const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'maxInputChars', 'maxSentenceTokens', 'passthrough',
@@ -117,6 +118,7 @@ export function checkCreateOptions(options) {
   }
   checkCatalogOptions(what, o);
   checkSignal(what, o.signal);
+  memorySettings(what, o.memory, describe);
   return o;
 }
 

@@ -16,6 +16,7 @@ import { chunksOf } from './chunks.js';
 import { streamCalls, streamSchedule } from './stream-schedule.js';
 import { joinTranslations } from './results.js';
 import { primeEnvironment } from './environment.js';
+import { memorySettings } from './memory.js';
 
 // The first bytes of every .tfm file (docs/FORMAT.md).
 const TFM_MAGIC = 'TFMODEL\0';
@@ -137,7 +138,8 @@ export class Translator {
     const early = [];  // fallbacks reported before the Translator exists
     const onFallback = (message) => (translator ? translator.fellBack(message) : early.push(message));
     const start = { glueUrl: files.glue, wasmModule, model: bytes, marian, secondMarian, threads: choice.threads, variant: choice.variant,
-      backend: choice.backend, backendReason: choice.backendReason, requestedBackend: choice.requestedBackend };
+      backend: choice.backend, backendReason: choice.backendReason, requestedBackend: choice.requestedBackend,
+      memory: memorySettings('Translator.create', o.memory, String) };
     const host = env.worker ? new EngineHost(start, env.worker, { onFallback }) : new InThreadHost(start, { onFallback });
     let abortStart;
     const aborted = new Promise((_, reject) => {
@@ -219,6 +221,8 @@ export class Translator {
     this.disposed = false;
     this.details = info;
     this.onFallback = onFallback ?? null;
+    // The translation memory (create({ memory })), or null.
+    this.memory = host.startMessage.memory ? new MemoryHandle(this) : null;
   }
 
   /** @private the engine's GPU failed: wasm from now on (the translation in progress completes). */
@@ -256,7 +260,7 @@ export class Translator {
       const engine = engineOptions(options, this.limits);
       if (supersede) this.queue.supersede(key, new SupersededError(key));
       const run = async ({ queuedMs, enqueued, abandoned }) => {
-        const { results, translateMs, backend, gpu } = await this.work(list, engine, { key, abandoned });
+        const { results, translateMs, backend, gpu, memoryHits } = await this.work(list, engine, { key, abandoned });
         const totalMs = performance.now() - enqueued;
         const targetTokens = results.reduce((n, r) => n + r.tokens.length, 0);
         const timings = {
@@ -267,6 +271,7 @@ export class Translator {
           tokensPerSecond: translateMs > 0 ? round(targetTokens / (translateMs / 1000)) : null,
           backend,  // what finished this request: 'webgpu', or 'wasm' (also after a fallback in it)
           gpu: gpu ?? null,  // GPU round trips and bytes read back for this request (WebGPU only)
+          memoryHits: memoryHits ?? 0,  // sentences answered by the translation memory
         };
         for (const r of results) r.timings = timings;
         return single ? results[0] : results;
@@ -287,7 +292,7 @@ export class Translator {
     if (onSentences) return this.streamWork(list, engine, { keyed: key !== null, abandoned, onSentences });
     if (key === null) return this.host.translate(list, engine);
     const withAlignment = engine.returnAlignment === true;
-    const out = { results: [], translateMs: 0, backend: this.details.backend, gpu: null };
+    const out = { results: [], translateMs: 0, backend: this.details.backend, gpu: null, memoryHits: 0 };
     for (const text of list) {
       const chunks = chunksOf(text, this.details.model.sourceLanguage ?? undefined);
       const parts = [];
@@ -296,6 +301,7 @@ export class Translator {
         const r = await this.host.translate([chunk.text], engine);
         parts.push(r.results[0]);
         out.translateMs += r.translateMs;
+        out.memoryHits += r.memoryHits ?? 0;
         out.backend = r.backend;
         out.gpu = r.gpu && Object.fromEntries(Object.entries(r.gpu).map(([k, v]) => [k, v + (out.gpu?.[k] ?? 0)]));
       }
@@ -317,7 +323,7 @@ export class Translator {
     const schedule = streamSchedule(this.details.threads);
     const calls = streamCalls(list, this.details.model.sourceLanguage ?? undefined,
       keyed ? { ...schedule, large: KEYED_CALL_SENTENCES } : schedule);
-    const out = { results: [], translateMs: 0, backend: this.details.backend, gpu: null };
+    const out = { results: [], translateMs: 0, backend: this.details.backend, gpu: null, memoryHits: 0 };
     const parts = list.map(() => []);       // per text: the translations of its pieces
     const separators = list.map(() => []);  // per text: what follows each piece but the last
     const sentences = list.map(() => 0);    // per text: sentences of its pieces in earlier calls
@@ -339,6 +345,7 @@ export class Translator {
         segments += done.sentences.length;
       });
       out.translateMs += r.translateMs;
+      out.memoryHits += r.memoryHits ?? 0;
       out.backend = r.backend;
       out.gpu = r.gpu && Object.fromEntries(Object.entries(r.gpu).map(([k, v]) => [k, v + (out.gpu?.[k] ?? 0)]));
     }
@@ -422,6 +429,33 @@ export class Translator {
     const reason = new TranslatorDisposedError();
     this.queue.clear(reason);
     this.host.dispose(reason);
+  }
+}
+
+// Translator.memory: the translation memory in the engine's Worker (memory.js).
+class MemoryHandle {
+  constructor(translator) {
+    this.translator = translator;
+  }
+
+  /** {entries, bytes, hits, misses, database, saved} */
+  stats() {
+    return this.call('stats');
+  }
+
+  /** Writes the memory to IndexedDB now (with `persist`; it is also written shortly after each translation). */
+  save() {
+    return this.call('save');
+  }
+
+  /** Empties the memory and removes its stored copy. */
+  clear() {
+    return this.call('clear');
+  }
+
+  call(action) {
+    if (this.translator.disposed) return Promise.reject(new TranslatorDisposedError());
+    return this.translator.host.memory(action);
   }
 }
 

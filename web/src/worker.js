@@ -6,7 +6,7 @@
 //                                              (tfm: the .tfm imported from a Marian folder `marian`, else null;
 //                                              secondTfm: that of `secondMarian`, the en->target model of a pair through English)
 //                                              (modelRefusal: what the engine said of a model it could not read, else null)
-//   {type: 'translate', id, texts, options} -> {type: 'result', id, results, translateMs, backend, gpu}
+//   {type: 'translate', id, texts, options} -> {type: 'result', id, results, translateMs, backend, gpu, memoryHits}
 //                                              | {type: 'error', id, message, code, input, trap} (a TranslationError's fields, else code null;
 //                                                trap: the engine trapped and runs nothing more)
 //       with stream: true, before the result: {type: 'sentences', id, sentences} as sentences end
@@ -16,6 +16,8 @@
 // translation stepped from here (a stream, or any on WebGPU) before its next step (it answers
 // 'error'). For an engine on WebGPU in Node (engine-host.js, `cooperative`): {type: 'stop'} stops
 // the translation, frees the engine and answers {type: 'stopped'}.
+//   {type: 'memory', id, action: 'stats'|'save'|'clear'} -> {type: 'memory', id, value} | {type: 'memory', id, error}
+//                                              (the translation memory, memory.js; in turn with the translations)
 // Translations run one after another (a chain), so a cancelled one ends before the next starts.
 // A translation occupies this thread, never the page's (on WebGPU it awaits the GPU between
 // steps; the host sends one request at a time). To stop one made in a single wasm call, the host
@@ -43,6 +45,8 @@ port.onMessage(async (message) => {
     }
   } else if (message.type === 'translate') {
     chain = chain.then(() => translate(message));
+  } else if (message.type === 'memory') {
+    chain = chain.then(() => memoryCall(message));
   } else if (message.type === 'cancel') {
     if (current?.id === message.id) current.controller.abort();
     else cancelled.add(message.id);
@@ -64,8 +68,8 @@ async function translate(message) {
   try {
     if (!engine) throw new Error('the engine is not started');
     const onSentences = message.stream ? (sentences) => port.post({ type: 'sentences', id: message.id, sentences }) : null;
-    const { results, translateMs, backend, gpu } = await engine.translate(message.texts, message.options, controller.signal, onSentences);
-    port.post({ type: 'result', id: message.id, results, translateMs, backend, gpu }, transferables(results));
+    const { results, translateMs, backend, gpu, memoryHits } = await engine.translate(message.texts, message.options, controller.signal, onSentences);
+    port.post({ type: 'result', id: message.id, results, translateMs, backend, gpu, memoryHits }, transferables(results));
   } catch (e) {
     // A TranslationError's fields travel with it (a structured clone keeps only an Error's message).
     // After a trap the engine is done for: the host replaces this Worker.
@@ -73,6 +77,18 @@ async function translate(message) {
       trap: e instanceof EngineTrapError });
   } finally {
     current = null;
+  }
+}
+
+async function memoryCall({ id, action }) {
+  try {
+    if (!engine?.memory) throw new Error('the translator has no translation memory (create it with the option memory)');
+    const memory = engine.memory;
+    if (action === 'clear') await memory.clear();
+    else if (action === 'save') await memory.save();
+    port.post({ type: 'memory', id, value: await memory.report() });
+  } catch (e) {
+    port.post({ type: 'memory', id, error: messageOf(e) });
   }
 }
 

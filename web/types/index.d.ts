@@ -135,6 +135,47 @@ export interface CreateOptions {
   signal?: AbortSignal;
   /** The folder holding the wasm builds (default: the package's dist/). */
   wasmBase?: string | URL;
+  /**
+   * A translation memory (default false): sentences translated before with the same model file and
+   * the same options are answered from it, not computed again. true: in memory, for the
+   * Translator's lifetime; an object for its limits and to keep it in IndexedDB. See Translator.memory.
+   */
+  memory?: boolean | MemoryOptions;
+}
+
+export interface MemoryOptions {
+  /**
+   * Keep the memory in IndexedDB (browsers): true for the database 'tformer-memory-v1'
+   * (DEFAULT_MEMORY_DATABASE), or a database name. One image per model file; a damaged one is
+   * refused with a warning (info.warnings) and replaced. Default false.
+   */
+  persist?: boolean | string;
+  /** Most sentences kept (the least recently used go first). Default: the engine's, 20000. */
+  maxEntries?: number;
+  /** Most bytes kept (sources, translations and what comes with them). Default: the engine's, 64 MiB. */
+  maxBytes?: number;
+}
+
+export interface MemoryStats {
+  entries: number;
+  bytes: number;
+  /** Sentences answered from the memory since the engine started (or the memory was cleared). */
+  hits: number;
+  /** Sentences looked up and computed. */
+  misses: number;
+  /** The IndexedDB database it is kept in, or null. */
+  database: string | null;
+  /** Kept in IndexedDB as it is now. */
+  saved: boolean;
+}
+
+/** Translator.memory: the translation memory in the engine's Worker. */
+export interface TranslationMemory {
+  stats(): Promise<MemoryStats>;
+  /** Writes it to IndexedDB now (with persist; it is also written shortly after each translation). */
+  save(): Promise<MemoryStats>;
+  /** Empties it and removes its stored copy. */
+  clear(): Promise<MemoryStats>;
 }
 
 export interface TranslateOptions {
@@ -268,6 +309,11 @@ export interface Timings {
   backend: 'wasm' | 'webgpu';
   /** The GPU's work for the call; null when it ran on wasm from the start. */
   gpu: GpuCounters | null;
+  /**
+   * Sentences of the call answered by the translation memory (create({ memory })) rather than
+   * computed: the same as computing them gives (text, tokens, scores, alignment). 0 without one.
+   */
+  memoryHits: number;
 }
 
 export interface Translation {
@@ -425,7 +471,81 @@ export class Translator {
   translateStream(text: string | string[], options?: TranslateOptions): AsyncGenerator<StreamedSentence, void, undefined>;
   /** Stops the engine; queued and running requests reject with TranslatorDisposedError. */
   dispose(): void;
+  /** The translation memory (create({ memory })), or null. */
+  readonly memory: TranslationMemory | null;
 }
+
+/** The IndexedDB database of `memory: { persist: true }`. */
+export const DEFAULT_MEMORY_DATABASE: string;
+
+/**
+ * How translatePage() shows a translated block: the translation alone, the original with the
+ * translation under it or beside it (the bilingual views), or the original.
+ */
+export type PageView = 'translation' | 'below' | 'beside' | 'original';
+export const PAGE_VIEWS: PageView[];
+/** The elements translated as one text each (the innermost of them), as a CSS selector. */
+export const PAGE_BLOCKS: string;
+
+export interface TranslatePageOptions {
+  /**
+   * The package's Translator (markup placed on the translated words), or a Translator of the web's
+   * standard API (Chrome's own or tformer-wasm/polyfill's: each block's text runs translated as plain text).
+   */
+  translator: Translator | { readonly sourceLanguage: string; readonly targetLanguage: string;
+    translate(input: string, options?: { signal?: AbortSignal }): Promise<string> };
+  /** Default 'translation'. */
+  view?: PageView;
+  /** In the 'translation' view, the original's text in a tooltip over the block under the pointer. Default true. */
+  hover?: boolean;
+  /** Blocks as they come near the view (IntersectionObserver), else all at once. Default true. */
+  lazy?: boolean;
+  /** The block elements (default PAGE_BLOCKS); translate="no", pre and code are always left alone. */
+  blocks?: string;
+  /** Blocks left as they are (for example, those already in the target language). */
+  skip?: (block: Element) => boolean;
+  /** translate() options for every request ('html' is always true; 'signal', 'key', 'supersede' are the helper's). */
+  translateOptions?: Omit<TranslateOptions, 'html' | 'signal' | 'key' | 'supersede'>;
+  /** After each request's blocks are shown. */
+  onProgress?: (progress: PageProgress) => void;
+  /** Aborting it restores the page (restore()). */
+  signal?: AbortSignal;
+}
+
+export interface PageProgress {
+  blocks: number;
+  translated: number;
+  /** Blocks in view waiting for a request. */
+  waiting: number;
+  /** Blocks per request made so far. */
+  requests: number[];
+  /** Sentences translated, and how many of them the translation memory answered. */
+  sentences: number;
+  memoryHits: number;
+  /** What stopped the translation or kept a block as it was, if anything. */
+  error: Error | null;
+  /** Every block translated (or the translation stopped). */
+  done: boolean;
+}
+
+export interface PageTranslation {
+  readonly view: PageView;
+  /** Shows every translated block in `view`; blocks translated later follow it. */
+  setView(view: PageView): void;
+  readonly progress: PageProgress;
+  /** Resolves once every block is translated (lazy: as they are scrolled to), or the translation stopped. */
+  readonly done: Promise<PageProgress>;
+  /** Puts back every block's own original nodes (the page is again what it was) and stops translating. */
+  restore(): void;
+}
+
+/**
+ * Translates the blocks of `root` in place with translate(texts, { html: true }), keeping their
+ * originals, and shows them in one of the views (PageView). The page gets no markup that was not
+ * its own: the engine's HTML output holds only the block's elements, and each translation is
+ * checked for that again before it is shown.
+ */
+export function translatePage(root: Element, options: TranslatePageOptions): PageTranslation;
 
 /** One file of a model: the same model stored with other weights (e.g. 'f16', 'int8'). */
 export interface ModelVariant {

@@ -72,4 +72,10 @@ struct TranslatorConfig {
 void validate(const TranslateOptions& options);
 void validate(const TranslatorConfig& config);
 
+// Every option that changes what a sentence's translation is, written out as text: the part of the
+// translation memory's key (tformer/translation_memory.h) that the options give. Options that only
+// change how the work is done (max_batch_tokens, max_input_chars) are left out, so that they
+// share entries. An option added to TranslateOptions that changes a translation must be added here.
+std::string memory_fingerprint(const TranslateOptions& options);
+
 }  // namespace tformer

@@ -15,6 +15,7 @@
 #include "tformer/error.h"
 #include "tformer/model_plan.h"
 #include "tformer/options.h"
+#include "tformer/translation_memory.h"
 
 namespace tformer {
 
@@ -104,6 +105,13 @@ class Translator {
   std::unique_ptr<TranslationSession> begin(const std::vector<std::string>& texts,
                                             const TranslateOptions& options = {});
 
+  // Answers sentences translated before from `memory`, and stores each sentence it translates
+  // there (tformer/translation_memory.h); nullptr: none (the default). Sessions begun before keep
+  // what they had. The first call hashes the model file (its identity in the memory's keys).
+  void use_memory(std::shared_ptr<TranslationMemory> memory);
+  // The model as the memory's keys name it: the sha256 (hex) of its file and the kernel library.
+  std::string model_identity();
+
   // For an external backend: a weight tensor by its name in docs/FORMAT.md, as float32.
   TensorFloats tensor_floats(const std::string& name) const;
   // The positional encodings the engine adds, [max_positions, d_model] row-major.
@@ -191,6 +199,8 @@ class TranslationSession {
   // ended; the results() it takes part in are the same. None with TranslateOptions::html (a
   // text's markup is placed once all its sentences are done).
   std::vector<CompletedSentence> take_completed();
+  // How many of the request's sentences the translation memory answered (Translator::use_memory).
+  size_t memory_hits() const;
 
   size_t d_model() const;
   size_t vocab_size() const;

@@ -63,6 +63,8 @@ class ModelFile {
   const nlohmann::json& header() const { return header_; }
   const std::vector<TensorEntry>& tensors() const { return tensors_; }
   uint64_t size() const { return bytes_.size(); }
+  // The whole file (the translation memory's model identity is its sha256).
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
   // About how many bytes the engine holds once it has loaded this model (before any translation).
   uint64_t memory_estimate() const;
   // Throws when memory_estimate() exceeds `limit` bytes (0: what this platform can address or has:

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "tformer/catalog.h"
 #include "translation/model_info.h"
 
 namespace tformer {
@@ -58,6 +59,12 @@ void LoadedModel::check_tokenizers() const {
                     " is not a piece of the " + side + " tokenizer, which has " +
                     std::to_string(tokenizer->vocab_size()) + " pieces");
   }
+}
+
+const std::string& LoadedModel::identity() {
+  if (identity_.empty())
+    identity_ = catalog::sha256_hex(file->bytes().data(), file->bytes().size()) + " " + kernels->name();
+  return identity_;
 }
 
 TensorFloats LoadedModel::tensor_floats(const std::string& name) const {

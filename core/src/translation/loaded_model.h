@@ -14,6 +14,7 @@
 #include "model/config.h"
 #include "model/model_file.h"
 #include "text/tokenizer.h"
+#include "tformer/translation_memory.h"
 #include "tformer/translator.h"
 #include "transformer/model.h"
 #include "translation/response.h"
@@ -43,10 +44,17 @@ struct LoadedModel {
   ModelInfo info;
   std::optional<Segmenter> segmenter;
   std::optional<ResponseBuilder> responses;
+  // The translation memory sessions look sentences up in (Translator::use_memory), or none.
+  std::shared_ptr<TranslationMemory> memory;
   std::mutex mutex;
+
+  // The model as the translation memory's keys name it: the sha256 of its file and the kernel
+  // library (whose rounding may differ). Computed on first use, under `mutex`.
+  const std::string& identity();
 
  private:
   void check_tokenizers() const;
+  std::string identity_;
 };
 
 }  // namespace tformer

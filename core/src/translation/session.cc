@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "decoding/packed_candidates.h"
+#include "memory/sentence_entry.h"
 #include "translation/batcher.h"
 #include "translation/html_response.h"
 #include "util/utf8.h"
@@ -29,17 +30,17 @@ SearchOptions search_options(const TranslateOptions& options, bool spans) {
 
 TranslationSession::Impl::Impl(std::shared_ptr<LoadedModel> model, const std::vector<std::string>& texts,
                                const TranslateOptions& options)
-    : m_(std::move(model)), options_(options), paragraphs_(texts.size()) {
+    : m_(std::move(model)), options_(options), paragraphs_(texts.size()), translation_memory_(m_->memory) {
   validate(options);
   if (options.html) {
     split_html(texts);
   } else {
-    for (size_t p = 0; p < texts.size(); ++p) m_->segmenter->split(p, texts[p], options, segments_);
+    for (size_t p = 0; p < texts.size(); ++p) {
+      const size_t first = segments_.size();
+      m_->segmenter->split(p, texts[p], options, segments_);
+      name_for_memory(first, texts[p]);
+    }
   }
-  std::vector<size_t> lengths;
-  lengths.reserve(segments_.size());
-  for (const Segment& u : segments_) lengths.push_back(u.source.size());
-  batches_ = make_batches(lengths, options.max_batch_tokens);
   done_.resize(segments_.size());
   // Where each segment lands in the results, as assemble() places it.
   places_.resize(segments_.size());
@@ -53,6 +54,45 @@ TranslationSession::Impl::Impl(std::shared_ptr<LoadedModel> model, const std::ve
       place.separator = lines ? std::string(lines, '\n') : " ";
     }
   }
+  // What the memory answers is done before anything is computed; the rest is batched.
+  std::vector<size_t> pending, lengths;
+  for (size_t u = 0; u < segments_.size(); ++u) {
+    if (recall(u)) continue;
+    pending.push_back(u);
+    lengths.push_back(segments_[u].source.size());
+  }
+  batches_ = make_batches(lengths, options.max_batch_tokens);
+  for (std::vector<size_t>& batch : batches_)
+    for (size_t& u : batch) u = pending[u];
+}
+
+void TranslationSession::Impl::name_for_memory(size_t first, const std::string& text) {
+  if (!translation_memory_) return;
+  const std::string fingerprint = memory_fingerprint(options_);
+  keys_.resize(segments_.size());
+  for (size_t u = first; u < segments_.size(); ++u)
+    keys_[u] = sentence_key(m_->identity(), fingerprint, segments_[u], text);
+}
+
+bool TranslationSession::Impl::recall(size_t u) {
+  if (!translation_memory_) return false;
+  const std::optional<std::string> value = translation_memory_->find(keys_[u]);
+  if (!value) return false;
+  std::optional<SentenceEntry> entry = decode_entry(*value, segments_[u], m_->config);
+  if (!entry) {  // not an answer for this sentence (a damaged entry): computed again, and replaced
+    translation_memory_->forget(keys_[u]);
+    return false;
+  }
+  done_[u] = std::move(entry->sentence);
+  ++memory_hits_;
+  if (options_.html) {
+    target_bytes_[u] = std::move(entry->bytes);
+  } else {
+    CompletedSentence completed = places_[u];
+    completed.sentence = done_[u];
+    completed_.push_back(std::move(completed));
+  }
+  return true;
 }
 
 TranslationSession::Need TranslationSession::Impl::next() {
@@ -125,7 +165,9 @@ void TranslationSession::Impl::split_html(const std::vector<std::string>& texts)
     for (const HtmlBlock& b : html_.back().blocks) {
       const std::string text = html_model_text(b.text);
       const std::vector<SentenceSpan> sentences = html_sentences(b, text);
+      const size_t first = segments_.size();
       m_->segmenter->split(blocks++, text, options_, segments_, options_.split_sentences ? &sentences : nullptr);
+      name_for_memory(first, text);
     }
   }
   for (Segment& u : segments_) u.alignment = true;
@@ -255,6 +297,7 @@ void TranslationSession::Impl::collect() {
   for (auto& [s, hyps] : search_->take_finished()) {
     const size_t u = batches_[batch_][s];
     done_[u] = m_->responses->sentence(segments_[u], hyps, options_.html ? &target_bytes_[u] : nullptr);
+    if (translation_memory_) translation_memory_->put(keys_[u], encode_entry(done_[u], options_.html ? &target_bytes_[u] : nullptr));
     // HTML hands out nothing: a text's markup is placed once all its blocks are done (and its
     // segments count blocks, not texts).
     if (options_.html) continue;
@@ -326,6 +369,7 @@ void TranslationSession::compute_on_cpu() { impl_->compute_on_cpu(); }
 bool TranslationSession::projects_on_cpu_only() const { return impl_->projects_on_cpu_only(); }
 std::vector<Translation> TranslationSession::results() const { return impl_->results(); }
 std::vector<CompletedSentence> TranslationSession::take_completed() { return impl_->take_completed(); }
+size_t TranslationSession::memory_hits() const { return impl_->memory_hits(); }
 size_t TranslationSession::d_model() const { return impl_->d_model(); }
 size_t TranslationSession::vocab_size() const { return impl_->vocab_size(); }
 

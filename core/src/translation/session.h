@@ -48,6 +48,7 @@ class TranslationSession::Impl {
   void compute_on_cpu();
   std::vector<Translation> results() const;
   std::vector<CompletedSentence> take_completed();
+  size_t memory_hits() const { return memory_hits_; }
 
   size_t d_model() const { return size_t(m_->config.d_model); }
   size_t vocab_size() const { return size_t(m_->config.vocab_size); }
@@ -65,6 +66,10 @@ class TranslationSession::Impl {
   // Builds the sentences the search let go of since the last step.
   void collect();
   void refuse_if_shortlisted(Call call) const;
+  // The translation memory: the keys of segments [first, end) split from `text`; a segment's
+  // result taken from it (false when it has none that fits).
+  void name_for_memory(size_t first, const std::string& text);
+  bool recall(size_t u);
 
   std::shared_ptr<LoadedModel> m_;
   TranslateOptions options_;
@@ -84,6 +89,9 @@ class TranslationSession::Impl {
   const float* hidden_ = nullptr;  // the pending projection's input, owned by search_
   bool answered_with_candidates_ = false;
   std::vector<float> candidates_;  // the answer of provide_candidates()
+  std::shared_ptr<TranslationMemory> translation_memory_;  // or none
+  std::vector<std::string> keys_;  // per segment, with a memory: its key there
+  size_t memory_hits_ = 0;
 };
 
 }  // namespace tformer

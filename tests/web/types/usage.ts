@@ -147,3 +147,27 @@ export async function detection(text: string): Promise<string> {
   await T.create({ sourceLanguage: 'de' });
   return `${results[0].detectedLanguage} ${spans.join()} ${installed.join()} ${await t.translate(text)} ${chunks.locked}`;
 }
+
+// The translation memory and the page helper.
+import { translatePage, PAGE_VIEWS, DEFAULT_MEMORY_DATABASE, type PageView, type PageProgress, type MemoryStats } from 'tformer-wasm';
+
+export async function memoryAndPage(root: Element): Promise<number> {
+  const t = await Translator.create({ model: 'model.tfm', memory: { persist: true, maxEntries: 5000, maxBytes: 8 << 20 } });
+  const again = await Translator.create({ model: 'model.tfm', memory: true });
+  const hits: number = (await t.translate('Hallo.')).timings.memoryHits;
+  const stats: MemoryStats | undefined = await t.memory?.stats();
+  await t.memory?.clear();
+  const page = translatePage(root, { translator: t, view: 'beside', hover: false, translateOptions: { repetitionGuard: true } });
+  page.setView('below');
+  const view: PageView = page.view;
+  const done: PageProgress = await page.done;
+  page.restore();
+  // @ts-expect-error: not a view
+  page.setView('side-by-side');
+  // @ts-expect-error: html is the helper's
+  translatePage(root, { translator: again, translateOptions: { html: false } });
+  // @ts-expect-error: persist is a boolean or a database name
+  await Translator.create({ model: 'model.tfm', memory: { persist: 1 } });
+  console.log(stats?.database, DEFAULT_MEMORY_DATABASE, PAGE_VIEWS, view);
+  return hits + done.memoryHits;
+}
