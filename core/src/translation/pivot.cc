@@ -41,23 +41,12 @@ Spans spans_of(const std::vector<std::string>& pieces) {
   return s;
 }
 
-// Where the paragraph's text puts each sentence: the separators between them (" " or line breaks)
-// as the first step's text has them.
+// What the paragraph's text has before each sentence: "" before the first, " " or line breaks
+// between them (the first step's target annotated text says where each sentence stands).
 std::vector<std::string> separators(const Translation& t) {
   std::vector<std::string> seps;
-  size_t at = 0;
-  for (size_t i = 0; i < t.sentences.size(); ++i) {
-    const std::string& s = t.sentences[i].hypotheses.at(0).text;
-    const size_t found = t.text.find(s, at);
-    if (i == 0) {
-      seps.push_back("");
-    } else if (found == std::string::npos) {
-      seps.push_back(" ");
-    } else {
-      seps.push_back(t.text.substr(at, found - at));
-    }
-    if (found != std::string::npos) at = found + s.size();
-  }
+  const std::vector<ByteRange>& at = t.target.sentences;
+  for (size_t i = 0; i < at.size(); ++i) seps.push_back(i ? t.text.substr(at[i - 1].end, at[i].begin - at[i - 1].end) : "");
   return seps;
 }
 
@@ -141,6 +130,7 @@ void PivotTranslator::continue_with_second(std::vector<Translation>& translation
         s.source = f.source;
         s.source_tokens = f.source_tokens;
         s.source_pieces = f.source_pieces;
+        s.source_ranges = f.source_ranges;
       }
       t = std::move(out[p]);
     }
@@ -157,10 +147,10 @@ void PivotTranslator::continue_with_second(std::vector<Translation>& translation
   for (Translation& t : translations) {
     const std::vector<std::string> seps = separators(t);
     Translation result;
+    result.source.text = t.source.text;
     for (size_t i = 0; i < t.sentences.size(); ++i, ++k) {
       const SentenceTranslation& f = t.sentences[i];
-      if (i) result.text += seps[i];
-      result.text += out[k].text;
+      result.target.append_text(i ? seps[i] : "", out[k].target);
       // One sentence in, one out, unless the second model cut a long one into pieces.
       for (auto& s : out[k].sentences) {
         if (options.return_alignment && out[k].sentences.size() == 1)
@@ -171,9 +161,13 @@ void PivotTranslator::continue_with_second(std::vector<Translation>& translation
         s.source = f.source;
         s.source_tokens = f.source_tokens;
         s.source_pieces = f.source_pieces;
+        s.source_ranges = f.source_ranges;
+        result.source.sentences.push_back(t.source.sentences.at(i));
+        result.source.tokens.push_back(t.source.tokens.at(i));
         result.sentences.push_back(std::move(s));
       }
     }
+    result.text = result.target.text;
     t = std::move(result);
   }
 }

@@ -35,6 +35,7 @@ TranslationSession::Impl::Impl(std::shared_ptr<LoadedModel> model, const std::ve
     split_html(texts);
   } else {
     for (size_t p = 0; p < texts.size(); ++p) m_->segmenter->split(p, texts[p], options, segments_);
+    texts_ = texts;
   }
   std::vector<size_t> lengths;
   lengths.reserve(segments_.size());
@@ -102,7 +103,7 @@ TranslationSession::Need TranslationSession::Impl::next() {
   if (options_.html) {
     assemble_html();
   } else {
-    assemble(segments_, done_, paragraphs_);
+    assemble(segments_, done_, paragraphs_, &texts_);
   }
   phase_ = Phase::kDone;
   return Need::kDone;
