@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "alignment_json.h"
 #include "catalog_client.h"
 #include "input.h"
 #include "marian_folder.h"
@@ -135,6 +136,10 @@ std::string usage() {
     "                            gives one empty hypothesis.\n"
     "  --scores                  prefix each translation with its score and a tab: the sum over its\n"
     "                            sentences of log-probability / length^penalty (higher is better)\n"
+    "  --alignment               write each translation as a line of JSON: per sentence, its bytes in\n"
+    "                            the input line and in the translation, each token's bytes, pieces\n"
+    "                            and score, and the alignment [target x source tokens]\n"
+    "                            (not with --html or --nbest)\n"
     "  --length-penalty X        rank hypotheses by log-probability / length^X; 0 favours short\n"
     "                            output (default " + number(d.length_penalty) + "; 0 to 10)\n"
     "  --max-length N            at most N target tokens per sentence (default 0: about twice the\n"
@@ -195,7 +200,7 @@ struct Args {
   std::vector<std::string> positional;
   tformer::TranslateOptions options;
   tformer::TranslatorConfig config;
-  bool scores = false, profile = false;
+  bool scores = false, profile = false, alignment = false;
   size_t batch_lines = 64;
   bool stop_on_error = false;
   bool all_languages = false;
@@ -278,6 +283,7 @@ Args parse(int argc, char** argv) {
     else if (f == "--max-chars") a.options.max_input_chars = size_t(to_int_at_least(f, value(), 0));
     else if (f == "--max-sentence-tokens") a.options.max_sentence_tokens = to_int_at_least(f, value(), 0);
     else if (f == "--scores") a.scores = true;
+    else if (f == "--alignment") a.alignment = a.options.return_alignment = true;
     else if (f == "--all") a.all_languages = true;
     else if (f == "--memory") a.memory = true;
     else if (f == "--no-memory") a.memory = false;
@@ -314,6 +320,8 @@ Args parse(int argc, char** argv) {
   if (a.memory && a.command != "translate") usage_error("--memory is an option of translate only");
   // The HTML of a line is built from its best translation only.
   if (a.options.html && a.options.nbest > 1) usage_error("--nbest cannot be used with --html (the HTML is built from the best translation)");
+  if (a.alignment && (a.options.html || a.options.nbest > 1))
+    usage_error("--alignment cannot be used with --html or --nbest (it gives the best translation's byte ranges in plain text)");
   return a;
 }
 
@@ -487,7 +495,10 @@ std::string nth_text(const tformer::Translation& t, size_t n, float* score) {
 }
 
 void write_translation(const Args& a, size_t index, const tformer::Translation& t) {
-  if (a.options.nbest > 1) {
+  if (a.alignment) {
+    // Pieces may be bytes of a character SentencePiece split: replaced, not refused.
+    std::cout << tformer::cli::alignment_json(t).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else if (a.options.nbest > 1) {
     // A line without sentences (empty, blank) has one hypothesis, the empty one.
     const int n_hyps = t.sentences.empty() ? 1 : a.options.nbest;
     for (int n = 0; n < n_hyps; ++n) {

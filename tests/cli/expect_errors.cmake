@@ -24,6 +24,8 @@ expect_failure(no-model "Hallo\n" "translate needs -m MODEL" ${TFORMER} translat
 expect_failure(bad-number "Hallo\n" "--beam needs an integer, got 'four'" ${TFORMER} translate --beam four -m ${MODEL})
 expect_failure(unknown-command "" "unknown command 'fly'" ${TFORMER} fly)
 expect_failure(html-nbest "<p>Hallo</p>\n" "--nbest cannot be used with --html" ${TFORMER} translate --html --beam 2 --nbest 2 -m ${MODEL})
+expect_failure(alignment-html "<p>Hallo</p>\n" "--alignment cannot be used with --html or --nbest" ${TFORMER} translate --alignment --html -m ${MODEL})
+expect_failure(alignment-nbest "Hallo\n" "--alignment cannot be used with --html or --nbest" ${TFORMER} translate --alignment --beam 2 --nbest 2 -m ${MODEL})
 set(deep "")
 foreach(i RANGE 300)
   string(APPEND deep "<b>")

@@ -81,7 +81,11 @@ TEST_CASE("segmenter: a long sentence is cut at max_positions, keeping room for 
     if (c.source_bos) CHECK(s.source.front() == c.bos_id);
     if (c.source_eos) CHECK(s.source.back() == c.eos_id);
     const std::vector<int> piece = without_specials(s.source, c);
-    CHECK(s.text == l.model.source_tokenizer->decode(piece));  // a cut piece's text is its ids decoded
+    // A cut piece's text is its bytes of the input, from its first token's first character (this
+    // text has nothing SentencePiece normalises: the same as its ids decoded).
+    CHECK(s.text == text.substr(s.begin + s.text_at, s.text.size()));
+    CHECK(s.text == l.model.source_tokenizer->decode(piece));
+    CHECK((i == 0) == (s.text_at == 0));
     CHECK(s.line == 0);
     joined.insert(joined.end(), piece.begin(), piece.end());
   }

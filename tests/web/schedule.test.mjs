@@ -30,17 +30,18 @@ test('chunksOf: whole sentences of about CHUNK_CHARS, the text between them kept
   const { chunksOf, CHUNK_CHARS } = pkg;
   assert.equal(CHUNK_CHARS, 400);
   const short = 'Ein kurzer Text. Zwei Sätze.';
-  assert.deepEqual(chunksOf(short, 'de'), [{ text: short, sentences: 2, separator: '' }], 'a short text is one chunk, as given');
+  assert.deepEqual(chunksOf(short, 'de'), [{ text: short, start: 0, sentences: 2, separator: '' }], 'a short text is one chunk, as given');
   const text = longText();
   const chunks = chunksOf(text, 'de');
   assert.ok(chunks.length >= 4, `${chunks.length} chunks`);
   assert.equal(chunks.map((c) => c.text + c.separator).join(''), text, 'the chunks and separators are the text');
   assert.ok(chunks.some((c) => c.separator === '\n\n') && chunks.some((c) => c.separator === '\n'), 'line breaks kept');
   assert.equal(chunks.at(-1).separator, '');
+  for (const c of chunks) assert.equal(text.slice(c.start, c.start + c.text.length), c.text, 'each chunk stands at its start');
   for (const c of chunks.slice(0, -1)) assert.ok(c.text.length >= CHUNK_CHARS || /\n/.test(c.separator), c.text.length);
   const segmented = [...new Intl.Segmenter('de', { granularity: 'sentence' }).segment(text)].filter((x) => x.segment.trim());
   assert.equal(chunks.reduce((n, c) => n + c.sentences, 0), segmented.length);
-  assert.deepEqual(chunksOf('   '.repeat(200), 'de'), [{ text: '   '.repeat(200), sentences: 0, separator: '' }]);
+  assert.deepEqual(chunksOf('   '.repeat(200), 'de'), [{ text: '   '.repeat(200), start: 0, sentences: 0, separator: '' }]);
 });
 
 test('a request with a key: its chunks translated one by one and joined as one translation', async () => {

@@ -1,6 +1,7 @@
 #include "results.h"
 
 #include "js_values.h"
+#include "utf16_ranges.h"
 
 namespace tformer::wasm {
 
@@ -18,13 +19,36 @@ val to_js(const SentenceTranslation& s, const RequestOptions& o) {
       {"targetPieces", string_array(s.target_pieces)},
       {"score", when(o.return_scores, val(best.score))},
       {"alignment", when(o.return_alignment, float_array(s.alignment))},
+      {"sourceRanges", when(o.return_alignment, Utf16Offsets(s.source).ranges(s.source_ranges))},
+      {"targetRanges", when(o.return_alignment, Utf16Offsets(best.text).ranges(s.target_ranges))},
       {"nbest", when(o.nbest > 1, array_of(s.hypotheses, hypothesis))},
   });
 }
 
+namespace {
+
+// The ranges of the whole text's sentences, and of all their tokens in order.
+val sentence_ranges(const AnnotatedText& a) { return Utf16Offsets(a.text).ranges(a.sentences); }
+val token_ranges(const AnnotatedText& a) {
+  const Utf16Offsets offsets(a.text);
+  val out = val::array();
+  for (const auto& sentence : a.tokens)
+    for (const ByteRange& r : sentence) out.call<void>("push", offsets.range(r));
+  return out;
+}
+
+}  // namespace
+
 val to_js(const Translation& t, const RequestOptions& o) {
+  // HTML mode has no annotated texts (the translation is markup): no whole-text ranges.
+  const bool ranges = o.return_alignment && t.source.sentences.size() == t.sentences.size() &&
+                      t.target.sentences.size() == t.sentences.size();
   return object({{"text", val(t.text)},
-                 {"sentences", array_of(t.sentences, [&](const SentenceTranslation& s) { return to_js(s, o); })}});
+                 {"sentences", array_of(t.sentences, [&](const SentenceTranslation& s) { return to_js(s, o); })},
+                 {"sourceSentences", when(ranges, sentence_ranges(t.source))},
+                 {"targetSentences", when(ranges, sentence_ranges(t.target))},
+                 {"sourceRanges", when(ranges, token_ranges(t.source))},
+                 {"targetRanges", when(ranges, token_ranges(t.target))}});
 }
 
 val to_js(const CompletedSentence& c, const RequestOptions& o) {

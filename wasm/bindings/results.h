@@ -1,8 +1,12 @@
 // The engine's results as the low-level API returns them (the npm package adds its own fields on
 // top: web/src/results.js). Per sentence: source, text, sourceTokens, sourcePieces, tokens,
-// targetPieces; `score` with returnScores, the flat [target x source] `alignment` with
-// returnAlignment, `nbest` ({text, tokens, score} best first) with nbest > 1. Per input text:
-// {text, sentences}.
+// targetPieces; `score` with returnScores; with returnAlignment the flat [target x source]
+// `alignment` and, per source and target token, the [begin, end) of `source` and `text` it stands
+// for (sourceRanges, targetRanges; string indices, utf16_ranges.h); `nbest` ({text, tokens,
+// score} best first) with nbest > 1. Per input text: {text, sentences} and, with returnAlignment
+// (not in HTML mode), each sentence's and each token's range within the whole input and
+// translation: sourceSentences, targetSentences, sourceRanges, targetRanges (all sentences'
+// tokens in order).
 #pragma once
 
 #include <emscripten/val.h>

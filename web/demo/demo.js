@@ -430,8 +430,10 @@ async function runJob(j) {
       (sentences.length > 1 ? `, ${sentences.length} sentences` : '') + ` on ${backend === 'webgpu' ? 'WebGPU' : 'wasm'}` +
       (backend === 'webgpu' && softwareGpu ? ' (software adapter: slow)' : '')
     : '';
+  // paragraphAlignment's ranges are of the sentences' sources and texts joined by their separators.
   drawHeatmap(ui.heatmap, sentences.length ? paragraphAlignment(sentences) : null,
-    sentences.map((s) => ({ rows: s.targetPieces.length, cols: s.sourcePieces.length })));
+    sentences.map((s) => ({ rows: s.targetPieces.length, cols: s.sourcePieces.length })),
+    { source: sentences.map((s) => s.separator + s.source).join(''), target: text });
   setState('done');
 }
 

@@ -1,7 +1,11 @@
 // The alignment view: a translation's cross-attention weights drawn as an SVG heat map, one row
 // per target piece and one column per source piece (the picture of the classic attention
 // tutorials). `alignment` is a result's `alignment` from tformer-wasm: {sourcePieces,
-// targetPieces, weights} with weights row-major [target x source], each row summing to 1.
+// targetPieces, sourceRanges, targetRanges, weights} with weights row-major [target x source],
+// each row summing to 1. Each row and column is labelled with the text its piece stands for (its
+// range of the source or the translation), not the piece's own spelling, which SentencePiece
+// normalised ("..." for "…") and marked with "▁"; a piece that stands for no text (end of
+// sentence, all but the last piece of a split character) shows the piece itself.
 
 const SVG = 'http://www.w3.org/2000/svg';
 const MAX_PIECES = 150;  // beyond this a paragraph is not drawn (cells would be too small to read)
@@ -16,15 +20,28 @@ function el(name, attributes = {}, text) {
 // Text width estimate for monospace 11px labels (no layout pass needed).
 const charWidth = 6.7;
 
+// What each piece stands for in `text` (its range, trimmed), or the piece where that is nothing.
+function labels(pieces, ranges, text) {
+  return pieces.map((piece, i) => {
+    const range = ranges?.[i];
+    const word = range && typeof text === 'string' ? text.slice(range[0], range[1]).trim() : '';
+    return word || piece;
+  });
+}
+
 /**
  * @param {HTMLElement} container
- * @param {{sourcePieces: string[], targetPieces: string[], weights: Float32Array}} alignment
+ * @param {{sourcePieces: string[], targetPieces: string[], sourceRanges?: [number, number][],
+ *   targetRanges?: [number, number][], weights: Float32Array}} alignment
  * @param {{rows: number, cols: number}[]} [blocks] the sentences of a paragraph, in order: each
  *   is a block on the diagonal (result.sentences[i].targetPieces/sourcePieces lengths)
+ * @param {{source: string, target: string}} [texts] the texts the alignment's ranges are of
  */
-export function drawHeatmap(container, alignment, blocks) {
+export function drawHeatmap(container, alignment, blocks, texts) {
   container.replaceChildren();
-  const { sourcePieces: src, targetPieces: tgt, weights } = alignment ?? { sourcePieces: [], targetPieces: [] };
+  const { sourcePieces, targetPieces, weights } = alignment ?? { sourcePieces: [], targetPieces: [] };
+  const src = labels(sourcePieces, alignment?.sourceRanges, texts?.source);
+  const tgt = labels(targetPieces, alignment?.targetRanges, texts?.target);
   if (!src.length || !tgt.length) {
     container.append(Object.assign(document.createElement('p'), { className: 'empty', textContent: 'Nothing translated yet.' }));
     container.dataset.cells = '0';
@@ -80,7 +97,7 @@ export function drawHeatmap(container, alignment, blocks) {
       const shade = scale ? 0.04 + 0.96 * (scale.span > 0 ? (w - scale.min) / scale.span : 1) : 0;
       const rect = el('rect', { x: left + c * cell, y: top + r * cell, width: cell, height: cell, class: scale ? 'cell' : 'cell outside',
         'fill-opacity': shade.toFixed(3), 'data-weight': w.toFixed(4), 'data-sentence': scale ? scales.indexOf(scale) : -1 });
-      rect.append(el('title', {}, `${tgt[r]} \u2190 ${src[c]}: ${w.toFixed(3)}`));
+      rect.append(el('title', {}, `${tgt[r]} \u2190 ${src[c]}: ${w.toFixed(3)} (pieces ${targetPieces[r]} \u2190 ${sourcePieces[c]})`));
       cells.append(rect);
     }
   }

@@ -305,7 +305,7 @@ export class Translator {
         out.backend = r.backend;
         out.gpu = r.gpu && Object.fromEntries(Object.entries(r.gpu).map(([k, v]) => [k, v + (out.gpu?.[k] ?? 0)]));
       }
-      out.results.push(joinTranslations(parts, chunks.map((c) => c.separator), withAlignment));
+      out.results.push(joinTranslations(parts, chunks.map((c) => c.separator), withAlignment, chunks.map((c) => c.start)));
     }
     return out;
   }
@@ -326,6 +326,7 @@ export class Translator {
     const out = { results: [], translateMs: 0, backend: this.details.backend, gpu: null, memoryHits: 0 };
     const parts = list.map(() => []);       // per text: the translations of its pieces
     const separators = list.map(() => []);  // per text: what follows each piece but the last
+    const starts = list.map(() => []);      // per text: where each piece begins in it
     const sentences = list.map(() => 0);    // per text: sentences of its pieces in earlier calls
     let segments = 0;                       // sentences of the request in earlier calls
     for (const call of calls) {
@@ -341,6 +342,7 @@ export class Translator {
         const done = r.results[i];
         if (parts[piece.paragraph].length) separators[piece.paragraph].push(piece.separator);
         parts[piece.paragraph].push(done);
+        starts[piece.paragraph].push(piece.start);
         sentences[piece.paragraph] += done.sentences.length;
         segments += done.sentences.length;
       });
@@ -349,7 +351,7 @@ export class Translator {
       out.backend = r.backend;
       out.gpu = r.gpu && Object.fromEntries(Object.entries(r.gpu).map(([k, v]) => [k, v + (out.gpu?.[k] ?? 0)]));
     }
-    out.results = parts.map((p, i) => joinTranslations(p, separators[i], withAlignment));
+    out.results = parts.map((p, i) => joinTranslations(p, separators[i], withAlignment, starts[i]));
     return out;
   }
 

@@ -252,12 +252,39 @@ export interface TranslateOptions {
   supersede?: boolean;
 }
 
-/** Cross-attention weights between source and target pieces, ready to draw. */
+/**
+ * [begin, end) of a string, in string indices (UTF-16 code units, as `slice` takes them):
+ * `text.slice(begin, end)` is what the range holds.
+ */
+export type TextRange = [number, number];
+
+/**
+ * Cross-attention weights between source and target pieces, ready to draw, with the text each
+ * piece stands for. Ranges come from SentencePiece's piece offsets: a piece is normalised and
+ * carries "▁" for the space before it ("▁Wetter", three "." for "…", "fi" for "ﬁ"), its range
+ * is where it stood (" Wetter", "…" on the last of the three, "ﬁ"). A piece's range holds the
+ * space before it within its sentence; end-of-sentence (and a model's beginning-of-sentence)
+ * stands for nothing: an empty range where its sentence ends (begins). Where one character
+ * became several pieces, all but the last have an empty range. What passthrough kept out of
+ * the model (numbers, emoji, ...) lies outside every piece's range.
+ */
 export interface Alignment {
   /** SentencePiece pieces of the source (one per source token, end-of-sentence included). */
   sourcePieces: string[];
   /** Pieces of the translation (one per target token, end-of-sentence included). */
   targetPieces: string[];
+  /**
+   * Where each source piece stands: of the sentence's `source` for a sentence's alignment, of
+   * the input text for a Translation's, of the sentences' sources joined by their separators for
+   * paragraphAlignment(). Absent from a Translation's alignment in HTML mode.
+   */
+  sourceRanges?: TextRange[];
+  /** Where each target piece stands: of the sentence's `text`, the Translation's `text`, or the sentences' texts joined. */
+  targetRanges?: TextRange[];
+  /** Where each sentence stands in the source (not in a sentence's own alignment; not in HTML mode). */
+  sourceSentences?: TextRange[];
+  /** Where each sentence stands in the translation (not in a sentence's own alignment; not in HTML mode). */
+  targetSentences?: TextRange[];
   /** Row-major [targetPieces.length x sourcePieces.length]; each row sums to 1. */
   weights: Float32Array;
 }
@@ -667,16 +694,18 @@ export function sha256Hex(bytes: BufferSource): Promise<string>;
 export const CHUNK_CHARS: number;
 /**
  * A text in chunks of whole sentences (Intl.Segmenter in `language`) of about CHUNK_CHARS
- * characters, as keyed requests run: `sentences` counts each chunk's sentences, `separator` is
- * the text between it and the next ('' after the last; its line breaks, else ' '). A text of at
- * most CHUNK_CHARS characters is one chunk, as given.
+ * characters, as keyed requests run: `start` is where the chunk begins in `text`, `sentences`
+ * counts each chunk's sentences, `separator` is the text between it and the next ('' after the
+ * last; its line breaks, else ' '). A text of at most CHUNK_CHARS characters is one chunk, as given.
  */
-export function chunksOf(text: string, language?: string): { text: string; sentences: number; separator: string }[];
+export function chunksOf(text: string, language?: string): { text: string; start: number; sentences: number; separator: string }[];
 /**
  * The alignment of several sentences as one matrix, each sentence's on the diagonal: what
- * Translation.alignment is, for sentences collected from translateStream().
+ * Translation.alignment is, for sentences collected from translateStream(). Its target ranges are
+ * of the sentences' texts joined by their separators (the translation, as translate() gives it),
+ * its source ranges of their sources joined the same way.
  */
-export function paragraphAlignment(sentences: { alignment?: Alignment }[]): Alignment;
+export function paragraphAlignment(sentences: { source: string; text: string; separator?: string; alignment?: Alignment }[]): Alignment;
 export const DEFAULT_CACHE_NAME: string;
 export function chooseEngine(
   options: { threads?: number; backend?: Backend; variant?: 'auto' | Variant },

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tformer/annotated_text.h"
 #include "tformer/error.h"
 #include "tformer/model_plan.h"
 #include "tformer/options.h"
@@ -30,6 +31,10 @@ struct SentenceTranslation {
   std::vector<int> source_tokens;         // ids fed to the encoder (BOS/EOS per model config)
   std::vector<std::string> source_pieces;  // one per source token
   std::vector<std::string> target_pieces;  // one per target token of the best hypothesis
+  // The bytes each token stands for (tformer/annotated_text.h): one per source token, of
+  // `source`; one per target token of the best hypothesis, of its text. BOS and EOS stand for
+  // none: empty ranges where the sentence begins and ends.
+  std::vector<ByteRange> source_ranges, target_ranges;
   std::vector<Hypothesis> hypotheses;     // best first; nbest of them
   // Row-major [target tokens x source tokens] cross-attention weights of the best hypothesis
   // (the model's alignment head where its metadata names one, else the mean of the last decoder
@@ -40,6 +45,11 @@ struct SentenceTranslation {
 struct Translation {
   std::string text;  // the paragraph's translation (sentences joined by a space)
   std::vector<SentenceTranslation> sentences;
+  // The input text and the translation (`text`) with the bytes of each sentence (one per
+  // `sentences` item) and of each of its tokens (source tokens; the best hypothesis's tokens),
+  // within the whole text. Empty in HTML mode: the model translated the blocks' text, not the
+  // markup that `text` holds.
+  AnnotatedText source, target;
   const Hypothesis& best(size_t sentence) const { return sentences.at(sentence).hypotheses.at(0); }
 };
 

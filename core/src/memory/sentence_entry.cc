@@ -9,13 +9,13 @@ namespace {
 // A field added to one of these structs must be written and read here too, or a hit would answer
 // without it: the sizes below stop the native build (libstdc++, 64-bit) until it is.
 #if defined(__GLIBCXX__) && __SIZEOF_POINTER__ == 8
-static_assert(sizeof(SentenceTranslation) == 152, "a new SentenceTranslation field: store it in encode_entry()");
+static_assert(sizeof(SentenceTranslation) == 200, "a new SentenceTranslation field: store it in encode_entry()");
 static_assert(sizeof(Hypothesis) == 64, "a new Hypothesis field: store it in encode_entry()");
 static_assert(sizeof(TranslationBytes) == 88, "a new TranslationBytes field: store it in encode_entry()");
 static_assert(sizeof(PutBack) == 40, "a new PutBack field: store it in encode_entry()");
 #endif
 
-constexpr uint32_t kEntryVersion = 1;
+constexpr uint32_t kEntryVersion = 2;  // 2: the sentences' token byte ranges
 
 void write_ids(ByteWriter& w, const std::vector<int>& ids) {
   w.u32(uint32_t(ids.size()));
@@ -55,6 +55,17 @@ ByteRange read_range(ByteReader& r, size_t limit) {
   return b;
 }
 
+void write_ranges(ByteWriter& w, const std::vector<ByteRange>& ranges) {
+  w.u32(uint32_t(ranges.size()));
+  for (const ByteRange& r : ranges) write_range(w, r);
+}
+
+std::vector<ByteRange> read_ranges(ByteReader& r, size_t limit) {
+  std::vector<ByteRange> out(r.count(16));
+  for (ByteRange& b : out) b = read_range(r, limit);
+  return out;
+}
+
 }  // namespace
 
 std::string sentence_key(const std::string& model_identity, const std::string& options_fingerprint, const Segment& u,
@@ -86,6 +97,8 @@ std::string encode_entry(const SentenceTranslation& s, const TranslationBytes* b
   }
   w.u32(uint32_t(s.alignment.size()));
   for (float a : s.alignment) w.f32(a);
+  write_ranges(w, s.source_ranges);
+  write_ranges(w, s.target_ranges);
   w.u32(bytes ? 1 : 0);
   if (bytes) {
     w.string(bytes->model.text);
@@ -128,6 +141,8 @@ std::optional<SentenceEntry> decode_entry(const std::string& value, const Segmen
     s.alignment.resize(r.count(4));
     for (float& a : s.alignment) a = r.f32();
     if (!s.alignment.empty() && s.alignment.size() != best.tokens.size() * s.source_tokens.size()) return std::nullopt;
+    s.source_ranges = read_ranges(r, s.source.size());
+    s.target_ranges = read_ranges(r, best.text.size());
     if (r.u32() == 1) {
       TranslationBytes& b = e.bytes;
       b.model.text = r.string();

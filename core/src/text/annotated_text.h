@@ -1,21 +1,15 @@
-// Text with the byte ranges of its tokens, as SentencePiece reports them (its piece offsets;
-// Bergamot's AnnotatedText keeps the same for a whole text). Code that needs to know which bytes
-// a token stands for reads them here instead of spelling the pieces back out: a piece's text is
-// normalised ("…" becomes three "." pieces, "ﬁ" becomes "fi"), carries SentencePiece's "▁" for
-// the whitespace before it, and may be a byte or "<unk>", so it does not say where it stood.
+// A sentence with the byte ranges of its tokens, as the tokenizer reports them (SentencePiece's
+// piece offsets): the unit the segmenter, passthrough and the response builder work on. The
+// whole request's texts are tformer/annotated_text.h's AnnotatedText, which says why the ranges
+// are read from SentencePiece rather than from the pieces' spelling.
 #pragma once
 
-#include <cstddef>
 #include <string>
 #include <vector>
 
-namespace tformer {
+#include "tformer/annotated_text.h"
 
-struct ByteRange {
-  size_t begin = 0, end = 0;
-  size_t size() const { return end - begin; }
-  bool operator==(const ByteRange& o) const { return begin == o.begin && end == o.end; }
-};
+namespace tformer {
 
 // A sentence and, for each of its tokens in order, the bytes of `text` it stands for. A token's
 // range holds the whitespace before it (" Wetter" for "▁Wetter"), and may be empty where one

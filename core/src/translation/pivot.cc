@@ -182,20 +182,28 @@ std::vector<Translation> PivotSession::results() const {
   if (options_.html) return html_;
   // A text without sentences keeps what the first model made of it; the others are the second
   // model's sentences, joined as the first model joined its own.
-  std::vector<Translation> out = first_session_->results();
+  // The source's annotated text is the first step's: each second-step sentence stands for the
+  // source sentence its first-step sentence came from.
+  const std::vector<Translation> first = first_session_->results();
+  std::vector<Translation> out = first;
   std::vector<bool> rebuilt(out.size(), false);
   for (const auto& [segment, t] : through_) {
-    Translation& paragraph = out.at(t.first.paragraph);
-    if (!rebuilt[t.first.paragraph]) {
+    const size_t p = t.first.paragraph;
+    Translation& paragraph = out.at(p);
+    if (!rebuilt[p]) {
       paragraph = Translation{};
-      rebuilt[t.first.paragraph] = true;
+      paragraph.source.text = first[p].source.text;
+      rebuilt[p] = true;
     }
-    if (t.first.index) paragraph.text += t.first.separator;
     for (size_t k = 0; k < t.second.size(); ++k) {
-      if (k) paragraph.text += t.second[k].separator;
-      paragraph.text += t.second[k].sentence.hypotheses.at(0).text;
-      paragraph.sentences.push_back(t.second[k].sentence);
+      const SentenceTranslation& s = t.second[k].sentence;
+      const std::string& gap = k ? t.second[k].separator : t.first.index ? t.first.separator : std::string();
+      paragraph.target.append_sentence(gap, s.hypotheses.at(0).text, s.target_ranges);
+      paragraph.source.sentences.push_back(first[p].source.sentences.at(t.first.index));
+      paragraph.source.tokens.push_back(first[p].source.tokens.at(t.first.index));
+      paragraph.sentences.push_back(s);
     }
+    paragraph.text = paragraph.target.text;
   }
   return out;
 }
@@ -228,6 +236,7 @@ void PivotSession::finish_second() {
       s.source = f.source;
       s.source_tokens = f.source_tokens;
       s.source_pieces = f.source_pieces;
+      s.source_ranges = f.source_ranges;
     }
     t.done = true;
   }
@@ -276,6 +285,7 @@ void PivotSession::finish_html() {
       s.source = f.source;
       s.source_tokens = f.source_tokens;
       s.source_pieces = f.source_pieces;
+      s.source_ranges = f.source_ranges;
     }
     t = std::move(out[p]);
   }

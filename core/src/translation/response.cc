@@ -1,5 +1,7 @@
 #include "translation/response.h"
 
+#include <algorithm>
+
 #include "text/passthrough.h"
 #include "text/tokenizer.h"
 
@@ -12,12 +14,75 @@ size_t TranslationBytes::in_translation(size_t at) const {
   return out;
 }
 
+namespace {
+
+// The bytes of `sentence` that bytes `r` of the cleaned sentence stand for (`origin`: for each
+// byte of the cleaned sentence, its byte of the sentence; passthrough took spans out between).
+// A token whose whitespace stood before a span that was taken out ("▁heute" of "ist heute", from
+// "ist 😀 heute") stands for its rest and the whitespace right before that, not for the span.
+ByteRange in_sentence(const ByteRange& r, const std::vector<size_t>& origin, std::string_view sentence) {
+  if (r.begin >= origin.size()) return {sentence.size(), sentence.size()};
+  if (r.size() == 0) return {origin[r.begin], origin[r.begin]};
+  size_t first = r.end - 1;  // where the token's last run of consecutive bytes begins
+  while (first > r.begin && origin[first - 1] + 1 == origin[first]) --first;
+  size_t begin = origin[r.begin];
+  bool head_is_space = true;
+  for (size_t k = r.begin; k < first; ++k) head_is_space = head_is_space && sentence[origin[k]] == ' ';
+  if (first > r.begin && head_is_space) {
+    begin = origin[first];
+    for (size_t k = r.begin; k < first && begin > 0 && sentence[begin - 1] == ' '; ++k) --begin;
+  }
+  return {begin, origin[r.end - 1] + 1};
+}
+
+}  // namespace
+
+std::vector<ByteRange> ResponseBuilder::source_ranges(const Segment& u) const {
+  std::vector<ByteRange> out;
+  out.reserve(u.source.size());
+  if (config_.source_bos) out.push_back({0, 0});
+  const bool cleaned = !u.kept.spans.empty();
+  for (const ByteRange& given : u.source_tokens) {
+    // Bytes of the sentence, then of `text` (a cut piece begins past the sentence's start: the
+    // whitespace before its first token is not its own).
+    const ByteRange r = cleaned ? in_sentence(given, u.kept.origin, u.text) : given;
+    auto in_text = [&](size_t at) { return std::min(std::max(at, u.text_at) - u.text_at, u.text.size()); };
+    out.push_back({in_text(r.begin), in_text(r.end)});
+  }
+  if (config_.source_eos) out.push_back({u.text.size(), u.text.size()});
+  return out;
+}
+
+std::vector<ByteRange> ResponseBuilder::target_ranges(const std::vector<int>& tokens, const TranslationBytes& best,
+                                                      size_t text_size) const {
+  std::vector<ByteRange> out;
+  out.reserve(tokens.size());
+  size_t model_token = 0;
+  for (int id : tokens) {
+    if (id == config_.eos_id) {
+      out.push_back({text_size, text_size});
+    } else if (best.verbatim || model_token >= best.model.tokens.size()) {
+      out.push_back({0, 0});  // a copied sentence holds none of the model's tokens
+      ++model_token;
+    } else {
+      // Moved by what passthrough put back before it; a span put back right after the token
+      // is not part of it.
+      const ByteRange& r = best.model.tokens[model_token++];
+      const size_t begin = best.in_translation(r.begin);
+      out.push_back({begin, r.size() ? best.in_translation(r.end - 1) + 1 : begin});
+    }
+  }
+  return out;
+}
+
 SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vector<SearchHypothesis>& hyps,
                                               TranslationBytes* best) const {
   SentenceTranslation s;
   s.source = segment.text;
   s.source_tokens = segment.source;
   for (int id : segment.source) s.source_pieces.push_back(source_.piece(id));
+  s.source_ranges = source_ranges(segment);
+  TranslationBytes best_bytes;  // where the best hypothesis's words came from
   for (SearchHypothesis& h : hyps) {
     Hypothesis out;
     out.tokens = h.tokens;
@@ -29,33 +94,48 @@ SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vecto
     if (!segment.kept.spans.empty() || segment.kept.verbatim) {
       AnnotatedSentence model = target_.decode_annotated(text_ids);
       out.text = restore(segment.kept, segment.source_tokens, model, h.alignment, segment.source.size(),
-                         config_.source_bos ? 1 : 0, first && best ? &best->put_back : nullptr);
-      if (first && best) {
-        best->model = std::move(model);
-        best->verbatim = segment.kept.verbatim;
+                         config_.source_bos ? 1 : 0, first ? &best_bytes.put_back : nullptr);
+      if (first) {
+        best_bytes.model = std::move(model);
+        best_bytes.verbatim = segment.kept.verbatim;
       }
-    } else if (first && best) {
-      best->model = target_.decode_annotated(text_ids);
-      out.text = best->model.text;
+    } else if (first) {
+      best_bytes.model = target_.decode_annotated(text_ids);
+      out.text = best_bytes.model.text;
     } else {
       out.text = target_.decode(text_ids);
     }
     s.hypotheses.push_back(std::move(out));
   }
   for (int id : s.hypotheses.at(0).tokens) s.target_pieces.push_back(target_.piece(id));
+  s.target_ranges = target_ranges(s.hypotheses[0].tokens, best_bytes, s.hypotheses[0].text.size());
   if (segment.alignment) s.alignment = std::move(hyps.at(0).alignment);
+  if (best) *best = std::move(best_bytes);
   return s;
 }
 
 void assemble(const std::vector<Segment>& segments, std::vector<SentenceTranslation>& sentences,
-              std::vector<Translation>& paragraphs) {
+              std::vector<Translation>& paragraphs, const std::vector<std::string>* texts) {
+  if (texts)
+    for (size_t p = 0; p < paragraphs.size(); ++p) paragraphs[p].source.text = texts->at(p);
   for (size_t u = 0; u < segments.size(); ++u) {
-    Translation& t = paragraphs[segments[u].paragraph];
-    if (!t.sentences.empty())
-      t.text += segments[u].line != segments[u - 1].line ? std::string(segments[u].line - segments[u - 1].line, '\n') : " ";
-    t.text += sentences[u].hypotheses.at(0).text;
-    t.sentences.push_back(std::move(sentences[u]));
+    const Segment& segment = segments[u];
+    Translation& t = paragraphs[segment.paragraph];
+    SentenceTranslation& s = sentences[u];
+    const std::string gap = t.sentences.empty() ? std::string()
+                            : segment.line != segments[u - 1].line ? std::string(segment.line - segments[u - 1].line, '\n')
+                                                                   : std::string(" ");
+    t.text += gap;
+    if (texts) {
+      const size_t at = segment.begin + segment.text_at;
+      t.source.record_sentence({at, at + s.source.size()}, s.source_ranges);
+      t.target.record_sentence({t.text.size(), t.text.size() + s.hypotheses.at(0).text.size()}, s.target_ranges);
+    }
+    t.text += s.hypotheses.at(0).text;
+    t.sentences.push_back(std::move(s));
   }
+  if (texts)
+    for (Translation& t : paragraphs) t.target.text = t.text;
 }
 
 }  // namespace tformer

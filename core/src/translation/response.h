@@ -1,7 +1,8 @@
 // The last step of a translation (Bergamot's response builder): a segment's hypotheses from the
 // search become its SentenceTranslation (each hypothesis detokenized, passthrough's spans put back,
-// the pieces of source and best target, the best one's alignment on request), and the sentences
-// of each input text are joined into its Translation.
+// the pieces of source and best target and the bytes each stands for, the best one's alignment on
+// request), and the sentences of each input text are joined into its Translation, with the
+// source and target annotated texts of the whole input (tformer/annotated_text.h).
 #pragma once
 
 #include <vector>
@@ -42,6 +43,13 @@ class ResponseBuilder {
                                TranslationBytes* best = nullptr) const;
 
  private:
+  // SentenceTranslation::source_ranges: the segment's tokens, BOS/EOS included, in bytes of its text.
+  std::vector<ByteRange> source_ranges(const Segment& segment) const;
+  // SentenceTranslation::target_ranges: the best hypothesis's tokens, EOS included, in bytes of
+  // its text (`text_size` bytes), from where its words came from.
+  std::vector<ByteRange> target_ranges(const std::vector<int>& tokens, const TranslationBytes& best,
+                                       size_t text_size) const;
+
   ModelConfig config_;
   const Tokenizer& source_;
   const Tokenizer& target_;
@@ -50,8 +58,9 @@ class ResponseBuilder {
 // Joins the sentences (one per segment, in segment order; moved out) into the translations of
 // their input texts: sentences of one line by a space, lines by as many line breaks as there were
 // between them. `paragraphs` holds one Translation per input text, empty for a text without
-// segments.
+// segments. With the input `texts` (one per paragraph), each Translation's source and target
+// annotated texts are built too: each sentence and its tokens placed within the whole text.
 void assemble(const std::vector<Segment>& segments, std::vector<SentenceTranslation>& sentences,
-              std::vector<Translation>& paragraphs);
+              std::vector<Translation>& paragraphs, const std::vector<std::string>* texts = nullptr);
 
 }  // namespace tformer

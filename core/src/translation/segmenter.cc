@@ -73,7 +73,14 @@ void Segmenter::split(size_t p, const std::string& text, const TranslateOptions&
         u.end = line_start + s.end;
         const size_t until = std::min(ids.size(), at + max_tokens);
         std::vector<int> piece(ids.begin() + long(at), ids.begin() + long(until));
-        u.text = piece.size() == ids.size() ? sentence : source_.decode(piece);
+        if (piece.size() == ids.size()) {
+          u.text = sentence;
+        } else {  // the bytes its tokens stand for, without the whitespace before the first
+          size_t b = encoded.tokens[at].begin, e = encoded.tokens[until - 1].end;
+          while (b < e && (sentence[b] == ' ' || sentence[b] == '\t')) ++b;
+          u.text = sentence.substr(b, e - b);
+          u.text_at = b;
+        }
         if (c.source_bos) u.source.push_back(c.bos_id);
         u.source.insert(u.source.end(), piece.begin(), piece.end());
         if (c.source_eos) u.source.push_back(c.eos_id);

@@ -23,8 +23,9 @@ class Tokenizer;
 // One unit of work: a sentence (or a piece of an over-long one) of one input text.
 struct Segment {
   size_t paragraph = 0, line = 0;  // which input text, and which line of it
-  std::string text;                // the sentence as split from the input, or the cut piece decoded
+  std::string text;                // the sentence as split from the input, or the cut piece's bytes of it
   size_t begin = 0, end = 0;       // the sentence's bytes in the input text (a cut piece: the whole sentence's)
+  size_t text_at = 0;              // where `text` begins in the sentence (past 0 for a cut piece after the first)
   std::vector<int> source;         // the encoder's input, with BOS/EOS as the model wants them
   // Each token of `source` but BOS/EOS: the bytes it stands for in the sentence the model was
   // given (kept.text when spans were taken out, else the input's bytes [begin, end)).

@@ -40,6 +40,7 @@ TranslationSession::Impl::Impl(std::shared_ptr<LoadedModel> model, const std::ve
       m_->segmenter->split(p, texts[p], options, segments_);
       name_for_memory(first, texts[p]);
     }
+    texts_ = texts;
   }
   done_.resize(segments_.size());
   // Where each segment lands in the results, as assemble() places it.
@@ -142,7 +143,7 @@ TranslationSession::Need TranslationSession::Impl::next() {
   if (options_.html) {
     assemble_html();
   } else {
-    assemble(segments_, done_, paragraphs_);
+    assemble(segments_, done_, paragraphs_, &texts_);
   }
   phase_ = Phase::kDone;
   return Need::kDone;

@@ -73,6 +73,7 @@ class TranslationSession::Impl {
 
   std::shared_ptr<LoadedModel> m_;
   TranslateOptions options_;
+  std::vector<std::string> texts_;            // the input texts (not in HTML mode): the results' source texts
   std::vector<Segment> segments_;
   std::vector<std::vector<size_t>> batches_;  // indices into segments_
   std::vector<SentenceTranslation> done_;     // per segment
