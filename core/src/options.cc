@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "text/glossary.h"
 #include "tformer/error.h"
 
 namespace tformer {
@@ -34,6 +35,7 @@ void validate(const TranslateOptions& o) {
   if (o.max_batch_tokens < 1) bad("max batch tokens must be positive");
   if (o.max_sentence_tokens < 0)
     bad("max sentence tokens must be 0 (the model's limit) or positive (got " + std::to_string(o.max_sentence_tokens) + ")");
+  validate_glossary(o.glossary);
 }
 
 void validate(const TranslatorConfig& c) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "text/glossary.h"
+
 namespace tformer {
 namespace {
 
@@ -120,6 +122,7 @@ void PivotTranslator::continue_with_second(std::vector<Translation>& translation
   TranslateOptions second = options;
   second.split_sentences = false;  // each first-step sentence is one sentence of the second
   second.max_input_chars = 0;      // the first step's output is no user input to bound
+  second.glossary = pivot_glossary(options.glossary);  // the terms the first step put in stay
   if (options.html) {
     // The first step's HTML, its markup placed, goes through the second as HTML.
     second.split_sentences = options.split_sentences;

@@ -13,7 +13,7 @@ size_t TranslationBytes::in_translation(size_t at) const {
 }
 
 SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vector<SearchHypothesis>& hyps,
-                                              TranslationBytes* best) const {
+                                              TranslationBytes* best, const Glossary* glossary) const {
   SentenceTranslation s;
   s.source = segment.text;
   s.source_tokens = segment.source;
@@ -26,10 +26,17 @@ SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vecto
     for (int id : h.tokens)
       if (id != config_.eos_id) text_ids.push_back(id);
     const bool first = s.hypotheses.empty();
-    if (!segment.kept.spans.empty() || segment.kept.verbatim) {
+    const bool terms = glossary && !segment.terms.empty();
+    if (terms || !segment.kept.spans.empty() || segment.kept.verbatim) {
       AnnotatedSentence model = target_.decode_annotated(text_ids);
-      out.text = restore(segment.kept, segment.source_tokens, model, h.alignment, segment.source.size(),
-                         config_.source_bos ? 1 : 0, first && best ? &best->put_back : nullptr);
+      const size_t source_offset = config_.source_bos ? 1 : 0;
+      if (terms) {
+        const std::string& given = segment.kept.spans.empty() ? segment.text : segment.kept.text;
+        model = put_terms(*glossary, given, segment.terms, segment.source_tokens, model, h.alignment, segment.source.size(),
+                          source_offset);
+      }
+      out.text = restore(segment.kept, segment.source_tokens, model, h.alignment, segment.source.size(), source_offset,
+                         first && best ? &best->put_back : nullptr);
       if (first && best) {
         best->model = std::move(model);
         best->verbatim = segment.kept.verbatim;

@@ -23,6 +23,7 @@
 #include "tformer/translator.h"
 #include "transformer/encoder.h"
 #include "html/html.h"
+#include "text/glossary.h"
 #include "translation/loaded_model.h"
 #include "translation/response.h"
 #include "translation/segmenter.h"
@@ -84,6 +85,7 @@ class TranslationSession::Impl {
   const float* hidden_ = nullptr;  // the pending projection's input, owned by search_
   bool answered_with_candidates_ = false;
   std::vector<float> candidates_;  // the answer of provide_candidates()
+  std::optional<Glossary> glossary_;  // options.glossary, ready to match; none when it is empty
 };
 
 }  // namespace tformer
