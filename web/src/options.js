@@ -3,13 +3,14 @@
 // queued. Nothing is filled in: an option left out keeps the engine's default, which is stated
 // once, in C++ (tformer::TranslateOptions, read by the bindings' translate options).
 import { BACKENDS, VARIANTS, MAX_THREADS } from './select.js';
+import { checkGlossary } from './glossary.js';
 
 const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant', 'onProgress', 'onFallback', 'cache', 'signal', 'wasmBase',
-  'from', 'to', 'catalog', 'channel', 'architecture'];
+  'from', 'to', 'catalog', 'channel', 'architecture', 'glossary'];
 const CATALOG_KEYS = ['catalog', 'channel', 'architecture', 'cache', 'signal', 'wasmBase'];
 const CHANNELS = ['release', 'beta', 'nightly'];
 const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'maxInputChars', 'maxSentenceTokens', 'passthrough',
-  'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'signal', 'key', 'supersede'];
+  'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'glossary', 'signal', 'key', 'supersede'];
 
 // The largest value of the engine's int options: the bound of the options the engine itself
 // limits no further.
@@ -117,6 +118,8 @@ export function checkCreateOptions(options) {
   }
   checkCatalogOptions(what, o);
   checkSignal(what, o.signal);
+  // Every translate() of the translator uses it, unless the call gives its own.
+  if (o.glossary !== undefined) return { ...o, glossary: checkGlossary(what, o.glossary) };
   return o;
 }
 
@@ -158,6 +161,7 @@ const ENGINE_KEYS = {
   html: ['html', (what, v) => boolean(what, 'html', v)],
   htmlTranslateCode: ['htmlTranslateCode', (what, v) => boolean(what, 'htmlTranslateCode', v)],
   shortlist: ['shortlist', (what, v) => boolean(what, 'shortlist', v)],
+  glossary: ['glossary', (what, v) => checkGlossary(what, v)],
 };
 
 /**
