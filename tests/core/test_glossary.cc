@@ -128,6 +128,15 @@ TEST_CASE("glossary: whole words, case as each entry says, longest match first",
   CHECK(found({term("Zürich")}, "Zürich😀 und Zürichsee") == std::vector<std::string>{"Zürich"});
   // A term that begins or ends with punctuation needs no word boundary there.
   CHECK(found({term("C++")}, "Ich mag C++, nicht C.") == std::vector<std::string>{"C++"});
+  // Nested entries over a long text: each start has hundreds of matches; the longest win.
+  std::vector<GlossaryEntry> nested;
+  std::string words = "a";
+  for (int n = 1; n <= 500; ++n, words += " a") nested.push_back(term(words));
+  std::string long_text = "a";
+  for (int n = 1; n < 2000; ++n) long_text += " a";
+  const std::vector<std::string> chunks = found(nested, long_text);
+  REQUIRE(chunks.size() == 4);
+  for (const std::string& c : chunks) CHECK(c.size() == 999);
   CHECK(count_term("Apple and apple", "apple", false) == 2);
   CHECK(count_term("Apple and apple", "apple", true) == 1);
   CHECK(count_term("pineapple", "apple", true) == 0);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
 
 #include "tformer/error.h"
@@ -176,36 +177,46 @@ void validate_glossary(const std::vector<GlossaryEntry>& entries) {
   if (!problem.empty()) throw Error(ErrorCode::kInvalidOptions, Phase::kRequest, "invalid translate options: " + problem);
 }
 
-Glossary::Glossary(std::vector<GlossaryEntry> entries) : entries_(std::move(entries)) {
-  for (const GlossaryEntry& e : entries_) sources_.push_back(code_points(e.source, !e.case_sensitive));
-  for (size_t i = 0; i < entries_.size(); ++i) by_first_[fold(sources_[i].front())].push_back(i);
-  for (auto& [first, list] : by_first_)
-    std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) { return sources_[a].size() > sources_[b].size(); });
+Glossary::Glossary(std::vector<GlossaryEntry> entries) : entries_(std::move(entries)), trie_(1) {
+  for (size_t e = 0; e < entries_.size(); ++e) {
+    sources_.push_back(code_points(entries_[e].source, !entries_[e].case_sensitive));
+    size_t node = 0;
+    for (const char32_t c : code_points(entries_[e].source, true)) {
+      auto [at, fresh] = trie_[node].next.try_emplace(c, trie_.size());
+      node = at->second;
+      if (fresh) trie_.emplace_back();
+    }
+    trie_[node].entries.push_back(e);
+  }
 }
 
 std::vector<GlossaryMatch> Glossary::find(std::string_view text) const {
   const std::vector<CodePoint> cps = decode(text);
   std::vector<GlossaryMatch> candidates;
   for (size_t i = 0; i < cps.size(); ++i) {
-    auto list = by_first_.find(fold(cps[i].value));
-    if (list == by_first_.end()) continue;
-    for (size_t e : list->second)
-      if (whole_word_at(cps, i, sources_[e], entries_[e].case_sensitive))
-        candidates.push_back({{cps[i].begin, cps[i + sources_[e].size() - 1].end}, e});
+    size_t node = 0;
+    for (size_t k = i; k < cps.size(); ++k) {
+      auto next = trie_[node].next.find(fold(cps[k].value));
+      if (next == trie_[node].next.end()) break;
+      node = next->second;
+      for (size_t e : trie_[node].entries)
+        if (whole_word_at(cps, i, sources_[e], entries_[e].case_sensitive)) candidates.push_back({{cps[i].begin, cps[k].end}, e});
+    }
   }
   // Longest first; of equal lengths the leftmost; each only where it overlaps none taken before.
   std::stable_sort(candidates.begin(), candidates.end(), [](const GlossaryMatch& a, const GlossaryMatch& b) {
     return a.source.size() != b.source.size() ? a.source.size() > b.source.size() : a.source.begin < b.source.begin;
   });
-  std::vector<GlossaryMatch> taken;
+  std::map<size_t, GlossaryMatch> taken;  // by first byte; none overlaps another
   for (const GlossaryMatch& c : candidates) {
-    const bool overlaps = std::any_of(taken.begin(), taken.end(), [&](const GlossaryMatch& t) {
-      return c.source.begin < t.source.end && t.source.begin < c.source.end;
-    });
-    if (!overlaps) taken.push_back(c);
+    auto after = taken.lower_bound(c.source.begin);
+    if (after != taken.end() && after->first < c.source.end) continue;
+    if (after != taken.begin() && std::prev(after)->second.source.end > c.source.begin) continue;
+    taken.emplace(c.source.begin, c);
   }
-  std::sort(taken.begin(), taken.end(), [](const GlossaryMatch& a, const GlossaryMatch& b) { return a.source.begin < b.source.begin; });
-  return taken;
+  std::vector<GlossaryMatch> out;
+  for (const auto& [begin, m] : taken) out.push_back(m);
+  return out;
 }
 
 std::string Glossary::wanted(const GlossaryMatch& match, std::string_view text) const {

@@ -67,10 +67,15 @@ class Glossary {
   bool case_sensitive(size_t entry) const { return entries_[entry].case_sensitive; }
 
  private:
+  // The sources, folded, as a trie: a text is matched from each of its code points by walking it,
+  // so that the time spent does not grow with the number of entries.
+  struct Node {
+    std::unordered_map<char32_t, size_t> next;
+    std::vector<size_t> entries;  // the entries whose source ends here
+  };
   std::vector<GlossaryEntry> entries_;
   std::vector<std::u32string> sources_;  // per entry, its source's code points, folded if case-insensitive
-  // The folded first code point of a source -> the entries with it, longest first.
-  std::unordered_map<char32_t, std::vector<size_t>> by_first_;
+  std::vector<Node> trie_;
 };
 
 // Puts the wanted forms of `matches` (found in `source_text`, the text the model was given) into a
