@@ -195,6 +195,14 @@ TEST_CASE("glossary: put_terms() replaces the words that translate a term, by th
                   alignment({1, 2, 3}, 4), 4, 0)
             .text == "building Is big.");
 
+  // A word that is another term's wanted form (the model said it) is not replaced: a term the
+  // alignment links to it goes in beside it, after the word of the source word before it.
+  const std::string fools = "The Fools Who Dream";
+  Glossary names({term("Who"), term("Dream")});
+  CHECK(put_terms(names, fools, names.find(fools), spelled({"▁The", "▁Fools", "▁Who", "▁Dream"}).tokens,
+                  spelled({"▁Die", "▁Narren", "▁Dream"}), alignment({0, 1, 2}, 4), 4, 0)
+            .text == "Die Narren Who Dream");
+
   // Two terms in one sentence, and one of them twice.
   const std::string two = "Haus und Haus und Garten.";
   const std::vector<ByteRange> two_tokens = spelled({"▁Haus", "▁und", "▁Haus", "▁und", "▁Garten", "."}).tokens;

@@ -235,16 +235,25 @@ std::vector<GlossaryEntry> pivot_glossary(const std::vector<GlossaryEntry>& entr
   return out;
 }
 
-size_t count_term(std::string_view text, std::string_view term, bool case_sensitive) {
+namespace {
+
+// The bytes of each whole-word occurrence of `term` in `text`.
+std::vector<ByteRange> find_term(std::string_view text, std::string_view term, bool case_sensitive) {
   const std::vector<CodePoint> cps = decode(text);
   const std::u32string t = code_points(term, !case_sensitive);
-  size_t n = 0;
+  std::vector<ByteRange> out;
   for (size_t i = 0; i < cps.size(); ++i)
     if (whole_word_at(cps, i, t, case_sensitive)) {
-      ++n;
+      out.push_back({cps[i].begin, cps[i + t.size() - 1].end});
       i += t.size() - 1;
     }
-  return n;
+  return out;
+}
+
+}  // namespace
+
+size_t count_term(std::string_view text, std::string_view term, bool case_sensitive) {
+  return find_term(text, term, case_sensitive).size();
 }
 
 namespace {
@@ -327,18 +336,23 @@ AnnotatedSentence put_terms(const Glossary& glossary, std::string_view source_te
   std::vector<std::string> wanted(M);
   for (size_t m = 0; m < M; ++m) wanted[m] = glossary.wanted(matches[m], source_text);
   std::vector<bool> settled(M, false);
+  std::vector<bool> taken(words.size(), false);  // words that are a wanted form, or were replaced by one
   for (size_t m = 0; m < M; ++m) {
     if (settled[m]) continue;
     const bool cs = glossary.case_sensitive(matches[m].entry);
     std::vector<size_t> same;
     for (size_t n = m; n < M; ++n)
       if (!settled[n] && glossary.case_sensitive(matches[n].entry) == cs && same_term(wanted[n], wanted[m], cs)) same.push_back(n);
-    if (count_term(text, wanted[m], cs) >= same.size())
+    const std::vector<ByteRange> there = find_term(text, wanted[m], cs);
+    if (there.size() >= same.size()) {
       for (size_t n : same) settled[n] = true;
+      // Its words stay: no other term may replace them.
+      for (const ByteRange& r : there)
+        for (size_t w = 0; w < words.size(); ++w) taken[w] = taken[w] || (words[w].begin < r.end && r.begin < words[w].end);
+    }
   }
 
   std::vector<Edit> edits;
-  std::vector<bool> taken(words.size(), false);
   for (size_t m = 0; m < M; ++m) {
     if (settled[m]) continue;
     const ByteRange& term = matches[m].source;
@@ -367,16 +381,18 @@ AnnotatedSentence put_terms(const Glossary& glossary, std::string_view source_te
       w = e;
     }
     const bool cs = glossary.case_sensitive(matches[m].entry);
+    // Words that another term has (the model's own wanted form of it, or a replacement) stay its.
+    if (run_begin != kNone && std::any_of(taken.begin() + long(run_begin), taken.begin() + long(run_end), [](bool b) { return b; }))
+      run_begin = kNone;
     if (run_begin != kNone) {
-      if (std::any_of(taken.begin() + long(run_begin), taken.begin() + long(run_end), [](bool b) { return b; })) continue;
       std::fill(taken.begin() + long(run_begin), taken.begin() + long(run_end), true);
       const size_t b = words[run_begin].begin, e = words[run_end - 1].end;
       if (!same_term(std::string_view(text).substr(b, e - b), wanted[m], cs)) edits.push_back({b, e, wanted[m]});
       continue;
     }
-    // No target word translates the term (the model left it out): it goes after the word that
-    // translates the source word before it, or before the one of the word after it, else at the
-    // same relative place.
+    // No target word translates the term (the model left it out), or only words another term has:
+    // it goes after the word that translates the source word before it, or before the one of the
+    // word after it, else at the same relative place.
     size_t w = lo > 0 ? word_for(lo - 1) : kNone;
     if (w != kNone) {
       edits.push_back({words[w].end, words[w].end, " " + wanted[m]});
