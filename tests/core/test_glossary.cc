@@ -213,6 +213,18 @@ TEST_CASE("glossary: put_terms() replaces the words that translate a term, by th
   check_ranges(both_out);
 }
 
+TEST_CASE("glossary of a pivot's second step: the first step's wanted forms, kept", "[glossary]") {
+  const std::vector<GlossaryEntry> second =
+      pivot_glossary({term("Haus", "maison"), term("tformer"), term("Heim", "maison"), term("C++", "++", false), term("Auto", "voiture", false)});
+  REQUIRE(second.size() == 3);  // "maison" once; "++" has no letter to match
+  CHECK(second[0].source == "maison");
+  CHECK_FALSE(second[0].target);
+  CHECK(second[1].source == "tformer");
+  CHECK(second[2].source == "voiture");
+  CHECK_FALSE(second[2].case_sensitive);
+  CHECK_NOTHROW(validate_glossary(second));
+}
+
 namespace {
 
 std::string file_refusal(const std::string& content) {
