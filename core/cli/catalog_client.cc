@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -218,19 +219,19 @@ bool CatalogClient::cached(const cat::Plan& plan) {
 }
 
 cat::Plan CatalogClient::plan(const std::string& source, const std::string& target) {
-  // A pair whose files are all cached needs no network: the cached records say which they are.
-  const std::string dir = catalog_dir();
-  const std::vector<uint8_t> cached_records = read_bytes(dir + "/records.json");
-  if (!cached_records.empty()) {
-    try {
-      const cat::Catalog c(cat::parse_records(std::string(cached_records.begin(), cached_records.end())), s_.options);
-      cat::Plan p = c.plan(source, target);
-      if (cached(p)) return p;
-    } catch (const Error&) {
-      // not cached, or a cached document that no longer reads: ask the server
-    }
-  }
+  // The records are read again each time, so that a newer release version or a changed file
+  // replaces what is cached (fetch() checks each cached file against its record); offline, the
+  // records cached by the last read say which files the cached pair has.
   return catalog().plan(source, target);
+}
+
+void CatalogClient::drop_other_versions(const cat::Model& m) {
+  namespace fs = std::filesystem;
+  const fs::path kept = model_dir(m);
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(kept.parent_path(), ec)) {
+    if (entry.path() != kept && entry.is_directory(ec)) fs::remove_all(entry.path(), ec);
+  }
 }
 
 std::vector<CatalogClient::Step> CatalogClient::fetch(const cat::Plan& plan) {
@@ -271,6 +272,8 @@ std::vector<CatalogClient::Step> CatalogClient::fetch(const cat::Plan& plan) {
       write_atomically(path, file.data(), file.size());
       step.files.push_back({f.name, std::move(file)});
     }
+    // The pair's files of any other version (an older release, a channel asked for before) go.
+    drop_other_versions(m);
     steps.push_back(std::move(step));
   }
   return steps;

@@ -5,7 +5,7 @@
 // Cache: DIR/<catalogue>/records.json and server.json (the last documents read, so that a cached
 // pair works offline), and DIR/<catalogue>/<source>-<target>/<version>-<architecture>/<name>, each
 // file as used (decompressed), written only after its checks passed, under a temporary name
-// renamed into place: nothing broken stays there.
+// renamed into place: nothing broken stays there. One version of a pair is kept: the one last used.
 #pragma once
 
 #include <string>
@@ -36,8 +36,9 @@ class CatalogClient {
   tformer::catalog::Catalog catalog(bool* from_cache = nullptr);
   // Whether every file of the plan is in the cache and passes its checks.
   bool cached(const tformer::catalog::Plan& plan);
-  // The plan of a pair and each step's files, from the cache when all of them are there (no network
-  // then), else downloaded (with progress), checked and cached.
+  // The plan of a pair from the records as the server has them now (offline: as cached), and each
+  // step's files: those in the cache that pass their record's checks, the others downloaded (with
+  // progress), checked and cached. A pair's files of other versions leave the cache.
   struct Step {
     tformer::catalog::Model model;
     std::vector<tformer::MarianFile> files;
@@ -48,6 +49,7 @@ class CatalogClient {
  private:
   std::string catalog_dir() const;
   std::string model_dir(const tformer::catalog::Model& m) const;
+  void drop_other_versions(const tformer::catalog::Model& m);
   std::string get(const std::string& url, uint64_t max_bytes, const std::string& what);
   std::vector<uint8_t> download(const std::string& url, uint64_t size, const std::string& what, uint64_t done,
                                 uint64_t total);

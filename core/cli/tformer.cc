@@ -68,6 +68,8 @@ std::string usage() {
     "      The same with the models of a model catalogue (default: Firefox's, at\n"
     "      " + std::string(tformer::catalog::kFirefoxServer) + "): the pair's files are downloaded\n"
     "      the first time (checked against the catalogue's sha256 and sizes, unpacked) and cached;\n"
+    "      the records are read again each time (a newer version replaces the cached one; offline,\n"
+    "      the cached pair is used as it is);\n"
     "      a pair without a direct model is translated through English (SRC->en->TGT).\n"
     "  tformer models [--catalog URL] [--cache DIR]\n"
     "      Lists the catalogue's pairs: direct or through English, architecture, download size, and\n"

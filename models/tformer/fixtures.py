@@ -88,8 +88,9 @@ def train_spm(convention: str, workdir: str) -> bytes:
         return f.read()
 
 
-def randomize(model: Transformer, seed: int, eos_bias: float):
-    """Random weights with enough spread that greedy and beam choices are well separated."""
+def random_weights(model: Transformer, seed: int):
+    """Random weights with enough spread that greedy and beam choices are well separated (the
+    test models' weights: tests/marian and tests/catalog write theirs with it too)."""
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for name, p in model.named_parameters():
@@ -101,7 +102,12 @@ def randomize(model: Transformer, seed: int, eos_bias: float):
                 p.copy_(torch.randn(p.shape, generator=g))
             else:
                 p.copy_(torch.randn(p.shape, generator=g) / p.shape[1] ** 0.5)
-        # Make EOS likely enough that some hypotheses end before the length limit.
+
+
+def randomize(model: Transformer, seed: int, eos_bias: float):
+    """random_weights(), with EOS made likely enough that some hypotheses end before the limit."""
+    random_weights(model, seed)
+    with torch.no_grad():
         model.output_bias[model.cfg.eos_id] += eos_bias
 
 

@@ -2,9 +2,11 @@
 // Top-1 accuracy of the language detector (CLD2, `tformer detect`) on FLORES-200 dev: per
 // language, on whole sentences and on their first 20 characters (code points), against the
 // language each file is labelled with. Prints a Markdown table (docs/BENCHMARKS.md,
-// "Language detection") and, with --json FILE, the figures.
+// "Language detection") and, with --json FILE, the figures. With --node, the package in Node
+// (web/src, the wasm build) detects every text too, and the texts whose ranked languages or
+// confidences differ from the CLI's (`tformer detect --all`) are counted: the figures hold for both.
 //
-//   node tests/bench/langid_accuracy.mjs [--data DIR] [--cli build/tformer] [--json OUT.json]
+//   node tests/bench/langid_accuracy.mjs [--data DIR] [--cli build/tformer] [--json OUT.json] [--node]
 //
 // DIR defaults to ../shared/data/langid/flores200-dev (52 files <code>_<Script>.dev, 997 lines each).
 import { execFileSync } from 'node:child_process';
@@ -45,16 +47,42 @@ export function cliDetect(cli, lines) {
   });
 }
 
+/** `tformer detect --all` on lines: the ranked list of each, [[language, confidence], ...]. */
+function cliRanked(cli, lines) {
+  const out = execFileSync(cli, ['detect', '--all'], { input: `${lines.join('\n')}\n`, encoding: 'utf8', maxBuffer: 1 << 28 });
+  return out.replace(/\n$/, '').split('\n').map((l) => {
+    const f = l.split('\t');
+    const ranked = [];
+    for (let i = 0; i < f.length; i += 2) ranked.push([f[i], Number(f[i + 1])]);
+    return ranked;
+  });
+}
+
+// How many of `lines` the package in Node ranks otherwise than the CLI (languages, or confidences
+// beyond 1e-9: the CLI prints CLD2's whole percentages exactly).
+async function nodeDisagreements(cli, lines) {
+  const { detectLanguage } = await import(path.join(root, 'web', 'src', 'index.js'));
+  const expected = cliRanked(cli, lines);
+  let differ = 0;
+  for (const [i, line] of lines.entries()) {
+    const got = (await detectLanguage(line)).ranked.map((r) => [r.detectedLanguage, r.confidence]);
+    const want = expected[i];
+    if (got.length !== want.length || got.some(([l, c], k) => l !== want[k][0] || Math.abs(c - want[k][1]) > 1e-9)) differ++;
+  }
+  return differ;
+}
+
 export function readFlores(dir) {
   return Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith('.dev')).sort().map((f) => [
     f.replace(/\.dev$/, ''), readFileSync(path.join(dir, f), 'utf8').replace(/\n$/, '').split('\n')]));
 }
 
-function main() {
+async function main() {
   const { values: a } = parseArgs({ options: {
     data: { type: 'string', default: path.resolve(root, '..', 'shared', 'data', 'langid', 'flores200-dev') },
     cli: { type: 'string', default: path.join(root, 'build', 'tformer') },
     json: { type: 'string' },
+    node: { type: 'boolean', default: false },
   } });
   const sets = readFlores(a.data);
   const rows = [];
@@ -79,7 +107,13 @@ function main() {
   for (const r of rows)
     console.log(`| ${r.code} | ${r.expected} | ${pct(r.whole.accuracy)} | ${r.whole.confusions.join(', ')} | ${pct(r.prefix.accuracy)} | ${r.prefix.confusions.join(', ')} |`);
   console.log(`| **mean of ${rows.length}** | | **${pct(mean('whole'))}** | | **${pct(mean('prefix'))}** | |`);
-  if (a.json) writeFileSync(a.json, `${JSON.stringify({ rows, mean_whole: mean('whole'), mean_prefix: mean('prefix') }, null, 1)}\n`);
+  let node = null;
+  if (a.node) {
+    const texts = Object.values(sets).flatMap((lines) => [...lines, ...prefixes(lines)]);
+    node = { texts: texts.length, differ: await nodeDisagreements(a.cli, texts) };
+    console.log(`\nThe package in Node against the CLI: ${node.differ} of ${node.texts} texts ranked otherwise`);
+  }
+  if (a.json) writeFileSync(a.json, `${JSON.stringify({ rows, mean_whole: mean('whole'), mean_prefix: mean('prefix'), node }, null, 1)}\n`);
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

@@ -5,13 +5,14 @@
 // time translate() takes for the same text. What a streaming reader waits for.
 //
 //   node tests/bench/stream_latency.mjs [--model models/tiny.deen/model.int8.tfm]
-//        [--input ../shared/data/deen/test/flores-devtest.de] [--sentences 100] [--threads 2]
+//        [--input ../shared/data/deen/test/flores-devtest.de] [--sentences 100] [--threads 1,2]
 //        [--runs 5] [--where node,chromium]
 //
-// The text: --sentences consecutive test-set sentences joined by spaces (one paragraph). Each way
-// runs --runs times after a warm-up, alternating; the medians are printed: translate()'s time,
-// the stream's time to its first sentence and to its last, the first as a share of the stream's
-// total, and the stream's total against translate()'s. Also checked: the stream's sentences are
+// The text: --sentences consecutive test-set sentences joined by spaces (one paragraph). For each
+// place and thread count, each way runs --runs times after a warm-up, alternating; the medians are
+// printed: translate()'s time, the stream's time to its first sentence, to half of its sentences
+// and to its last, the first as a share of the stream's total, and the stream's total against
+// translate()'s. Also checked: the stream's sentences are
 // translate()'s. Needs web/dist (npm run build in web/); Chromium also /usr/bin/chromium and
 // web/node_modules (playwright-core).
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,7 +28,7 @@ const { values: a } = parseArgs({ options: {
   model: { type: 'string', default: path.join(repo, 'models', 'tiny.deen', 'model.int8.tfm') },
   input: { type: 'string', default: path.join(repo, '..', 'shared', 'data', 'deen', 'test', 'flores-devtest.de') },
   sentences: { type: 'string', default: '100' },
-  threads: { type: 'string', default: '2' },
+  threads: { type: 'string', default: '1,2' },
   runs: { type: 'string', default: '5' },
   where: { type: 'string', default: 'node,chromium' },
 } });
@@ -39,7 +40,12 @@ const positive = (name) => {
   }
   return n;
 };
-const count = positive('sentences'), threads = positive('threads'), runs = positive('runs');
+const count = positive('sentences'), runs = positive('runs');
+const threadCounts = a.threads.split(',').map((n) => Number(n));
+if (!threadCounts.every((n) => Number.isInteger(n) && n >= 1)) {
+  console.error(`--threads must be positive integers separated by commas (got ${a.threads})`);
+  process.exit(2);
+}
 const places = a.where.split(',');
 for (const [what, file] of [['--model', a.model], ['--input', a.input], ['web/dist (npm run build in web/)', path.join(repo, 'web', 'dist', 'tformer-mt.wasm')]]) {
   if (!existsSync(file)) {
@@ -56,7 +62,7 @@ const text = lines.slice(0, count).join(' ');
 
 // Runs where the package runs (Node here, or the page): the timings of each run, and whether the
 // stream's sentences were translate()'s.
-async function measure({ src, model, text, threads, runs }) {
+async function measure({ src, model, text, count, threads, runs }) {
   const { Translator } = await import(src);
   const t = await Translator.create({ model, variant: 'threaded', threads, backend: 'wasm' });
   await t.translate(text.slice(0, 300));  // warm-up
@@ -76,19 +82,20 @@ async function measure({ src, model, text, threads, runs }) {
     };
     const streamed = async () => {
       const t0 = performance.now(), c0 = cpu();
-      let firstMs = null;
+      let firstMs = null, halfMs = null;
       const items = [];
       for await (const item of t.translateStream(text)) {
         firstMs ??= performance.now() - t0;
         items.push(item);
+        if (items.length === Math.ceil(count / 2)) halfMs = performance.now() - t0;
       }
-      return { firstMs, ms: performance.now() - t0, cpuMs: c0 === null ? null : cpu() - c0, items };
+      return { firstMs, halfMs, ms: performance.now() - t0, cpuMs: c0 === null ? null : cpu() - c0, items };
     };
     // Alternate the order, so that neither way always runs on a warmer machine.
     let w, s;
     if (r % 2) { s = await streamed(); w = await whole(); } else { w = await whole(); s = await streamed(); }
     same &&= s.items.length === w.result.sentences.length && s.items.every((x, i) => x.text === w.result.sentences[i].text);
-    rows.push({ translateMs: w.ms, firstMs: s.firstMs, streamMs: s.ms, translateCpuMs: w.cpuMs, streamCpuMs: s.cpuMs, sentences: s.items.length,
+    rows.push({ translateMs: w.ms, firstMs: s.firstMs, halfMs: s.halfMs, streamMs: s.ms, translateCpuMs: w.cpuMs, streamCpuMs: s.cpuMs, sentences: s.items.length,
       tokens: w.result.tokens.length });
   }
   t.dispose();
@@ -99,7 +106,10 @@ const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const results = [];
 const load0 = loadavg()[0];
 if (places.includes('node')) {
-  results.push({ where: 'node', ...await measure({ src: path.join(repo, 'web', 'src', 'index.js'), model: path.resolve(a.model), text, threads, runs }) });
+  for (const threads of threadCounts) {
+    results.push({ where: 'node', threads, ...await measure({ src: path.join(repo, 'web', 'src', 'index.js'), model: path.resolve(a.model), text, count,
+      threads, runs }) });
+  }
 }
 if (places.includes('chromium')) {
   const { chromium } = createRequire(path.join(repo, 'web', 'package.json'))('playwright-core');
@@ -113,8 +123,10 @@ if (places.includes('chromium')) {
   try {
     const page = await browser.newPage();
     await page.goto(server.url);
-    results.push({ where: 'chromium', ...await page.evaluate(measure, { src: new URL('/web/src/index.js', server.url).href,
-      model: '/model.tfm', text, threads, runs }) });
+    for (const threads of threadCounts) {
+      results.push({ where: 'chromium', threads, ...await page.evaluate(measure, { src: new URL('/web/src/index.js', server.url).href,
+        model: '/model.tfm', text, count, threads, runs }) });
+    }
   } finally {
     await browser.close();
     server.close();
@@ -125,13 +137,14 @@ const load1 = loadavg()[0];
 
 console.log(`CPU: ${cpus()[0]?.model ?? 'unknown'} (${cpus().length} cores); load average ${load0.toFixed(2)} before, ${load1.toFixed(2)} after`);
 console.log(`model ${path.relative(process.cwd(), a.model)}, ${count} sentences of ${path.relative(process.cwd(), a.input)} as one text ` +
-  `(${text.length} characters); threaded wasm, ${threads} threads; medians of ${runs} runs`);
-console.log('where     translate() ms  stream: first ms  all ms  first/all  all/translate()  CPU time: stream/translate()  same sentences');
+  `(${text.length} characters); threaded wasm; medians of ${runs} runs`);
+console.log('threads  where     translate() ms  stream: first ms  half ms  all ms  first/all  all/translate()  CPU time: stream/translate()  same sentences');
 // The ratios are medians of each run's own (a run's two ways ran back to back, under the same load).
-for (const { where, rows, same } of results) {
+for (const { where, threads, rows, same } of results) {
   const m = (k) => median(rows.map((r) => r[k]));
-  const first = m('firstMs'), all = m('streamMs'), whole = m('translateMs');
-  console.log(`${where.padEnd(9)} ${whole.toFixed(0).padStart(14)}  ${first.toFixed(0).padStart(16)}  ${all.toFixed(0).padStart(6)}  ` +
+  const first = m('firstMs'), half = m('halfMs'), all = m('streamMs'), whole = m('translateMs');
+  console.log(`${String(threads).padStart(7)}  ${where.padEnd(9)} ${whole.toFixed(0).padStart(14)}  ${first.toFixed(0).padStart(16)}  ` +
+    `${half.toFixed(0).padStart(7)}  ${all.toFixed(0).padStart(6)}  ` +
     `${(100 * median(rows.map((r) => r.firstMs / r.streamMs))).toFixed(1).padStart(8)}%  ` +
     `${median(rows.map((r) => r.streamMs / r.translateMs)).toFixed(3).padStart(15)}  ` +
     `${(rows[0].streamCpuMs === null ? '-' : median(rows.map((r) => r.streamCpuMs / r.translateCpuMs)).toFixed(3)).padStart(27)}  ${same ? 'yes' : 'NO'}`);

@@ -3,11 +3,12 @@
 // and a pivot pair translate token for token as their Marian folders given as `model: {files}`
 // (the pivot as the first folder's sentences through the second, one at a time); the download has
 // one progress total; the files land in the CLI's cache layout and a cached pair starts with the
-// server gone; failures are clear and leave nothing broken in the cache.
+// server gone; online it follows its records (a changed hash or a newer release version replaces
+// the cached files); failures are clear and leave nothing broken in the cache.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -114,6 +115,59 @@ test('a pivot pair through English: token-identical to its two folders, sentence
     fr.dispose();
     en.dispose();
   }
+});
+
+test('a cached pair follows its records: a changed hash or a newer release version replaces the cached files; offline the cache works', async () => {
+  const copy = path.join(work, 'changing');
+  cpSync(path.join(made, 'catalog'), copy, { recursive: true });
+  const { child, url: changing } = await serve(copy);
+  const cache = cacheDir('changing');
+  const records = path.join(copy, 'records.json');
+  const translateWith = async (options) => {
+    const events = [];
+    const t = await Translator.create({ threads: 1, onProgress: (e) => events.push(e), ...options });
+    try {
+      return { tokens: tokens(await t.translate(SENTENCES, PLAIN)), downloads: events.filter((e) => e.phase === 'download').length,
+        versions: t.info.model.catalog?.steps.map((s) => s.version) };
+    } finally {
+      t.dispose();
+    }
+  };
+  const pair = { from: 'fr', to: 'en', catalog: changing, cache };
+  const release = (await translateWith({ model: folder('fren') })).tokens;
+  const nightly = (await translateWith({ model: folder('fren-nightly') })).tokens;
+  assert.notDeepEqual(release, nightly);
+  try {
+    assert.deepEqual((await translateWith(pair)).tokens, release);
+    // 1. The same version, its records changed (the Nightly files): downloaded again.
+    const doc = JSON.parse(readFileSync(records, 'utf8'));
+    const record = (version, type) => doc.data.find((r) => r.sourceLanguage === 'fr' && r.version === version && r.fileType === type);
+    for (const type of ['model', 'vocab', 'lex']) {
+      for (const key of ['attachment', 'decompressedHash', 'decompressedSize']) record('1.0', type)[key] = record('1.1a1', type)[key];
+    }
+    writeFileSync(records, JSON.stringify(doc));
+    let r = await translateWith(pair);
+    assert.deepEqual(r.tokens, nightly);
+    assert.ok(r.downloads > 0);
+    // 2. A newer release version: it replaces 1.0 in the cache.
+    const newer = JSON.parse(readFileSync(path.join(made, 'catalog', 'records.json'), 'utf8'));
+    for (const rec of newer.data.filter((x) => x.version === '1.1a1')) Object.assign(rec, { version: '1.2', filter_expression: '' });
+    writeFileSync(records, JSON.stringify(newer));
+    r = await translateWith(pair);
+    assert.deepEqual(r.tokens, nightly);
+    assert.deepEqual(r.versions, ['1.2']);
+    const dir = readdirSync(cache).find((d) => d.startsWith('catalog-'));
+    assert.deepEqual(readdirSync(path.join(cache, dir, 'fr-en')), ['1.2-tiny']);
+    // Unchanged records: nothing is downloaded.
+    assert.equal((await translateWith(pair)).downloads, 0);
+  } finally {
+    child.kill();
+    await new Promise((done) => child.on('exit', done));
+  }
+  // 3. Offline: the cached 1.2 still translates, with nothing downloaded.
+  const r = await translateWith(pair);
+  assert.deepEqual(r.tokens, nightly);
+  assert.equal(r.downloads, 0);
 });
 
 test('wrong hash, 404, cut download and zstd bombs: clear errors, nothing cached; bad options refused', async () => {

@@ -10,8 +10,9 @@
 - A wrong hash, a 404, a download cut short, two zstd bombs and a wrong decompressedHash each give
   exit status 1 and a message naming what differs, leave nothing of the file in the cache, and the
   next attempt downloads again.
-- A cached pair works with the server gone, with no request at all while it is up; without a cache
-  the error says so. A cached file that was damaged is downloaded again. A malformed or hostile
+- A cached pair works with the server gone, and while it is up reads only the records again: a
+  record that changed (another hash, a newer release version) replaces the cached files, the old
+  version leaves the cache. Without a cache the error says so. A cached file that was damaged is downloaded again. A malformed or hostile
   catalogue is refused with a message.
 
 Usage: tests/catalog/test_cli.py [--keep DIR]    (ends with "N passed, N failed")
@@ -26,29 +27,17 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))  # tests/: checks.py
 import make_catalog  # noqa: E402
-from server import CatalogServer  # noqa: E402
+from checks import check, closing  # noqa: E402
+from server import RECORDS, CatalogServer  # noqa: E402
 
 TFORMER = os.environ.get("TFORMER", os.path.join(ROOT, "build", "tformer"))
 LINES = ["Bonjour tout le monde.", "Un chien joue dans le parc.", "Pourquoi?", "Deux femmes lisent un livre."]
-RESULTS = {"passed": 0, "failed": 0}
-
-
-def check(name, fn):
-    t0 = time.time()
-    try:
-        fn()
-    except Exception:  # a test's failure is reported, the others still run
-        RESULTS["failed"] += 1
-        print(f"FAIL {name}\n{traceback.format_exc()}", flush=True)
-        return
-    RESULTS["passed"] += 1
-    print(f"ok   {name} ({time.time() - t0:.1f} s)", flush=True)
 
 
 def run(*args, stdin="\n".join(LINES) + "\n"):
@@ -171,7 +160,8 @@ def tests(env: Env):
         online = ok(run("translate", "--from", "fr", "--to", "de", *env.args(c)))
         n = len(env.server.requests)
         assert ok(run("translate", "--from", "fr", "--to", "de", *env.args(c))) == online
-        assert len(env.server.requests) == n, "a cached pair must need no request"
+        again = env.server.requests[n:]
+        assert sorted(again) == ["/v1/", RECORDS], f"a cached pair reads the records again, and nothing else: {again}"
         # The server gone: the cached pair still translates; `models` lists the cached catalogue.
         gone = CatalogServer(env.index["catalog"]).start()
         url = gone.url
@@ -187,7 +177,47 @@ def tests(env: Env):
         assert r.returncode == 1 and "cannot download" in r.stderr, r.stderr
         r = run("translate", "--from", "fr", "--to", "en", *env.args(env.cache(), url))
         assert r.returncode == 1 and "no copy of this catalogue is cached" in r.stderr, r.stderr
-    check("offline: a cached pair needs no request and works with the server gone; without a cache a clear error", offline)
+    check("offline: a cached pair reads only the records and works with the server gone; without a cache a clear error",
+          offline)
+
+    def records_change():
+        # A copy of the catalogue whose records change between two uses of the same cache.
+        d = os.path.join(env.work, "changing")
+        shutil.copytree(env.index["catalog"], d)
+        s = CatalogServer(d).start()
+        c = env.cache()
+        release = ok(run("translate", "--from", "fr", "--to", "en", *env.args(c, s.url)))
+        assert release == ok(run("translate", "-m", folders["fren"]))
+        path = os.path.join(d, "records.json")
+        doc = json.load(open(path))
+        old = {r["fileType"]: r for r in doc["data"] if r["sourceLanguage"] == "fr" and r["version"] == "1.0"}
+        new = {r["fileType"]: r for r in doc["data"] if r["sourceLanguage"] == "fr" and r["version"] == "1.1a1"}
+        # 1. The same version, its records changed (the Nightly files, hashes and sizes): the cached
+        #    files fail their records' checks and are downloaded again.
+        for kind in ("model", "vocab", "lex"):
+            for key in ("attachment", "decompressedHash", "decompressedSize"):
+                old[kind][key] = new[kind][key]
+        json.dump(doc, open(path, "w"))
+        r = run("translate", "--from", "fr", "--to", "en", *env.args(c, s.url))
+        assert ok(r) == ok(run("translate", "-m", folders["fren-nightly"])), r.stderr
+        assert "downloading it again" in r.stderr, r.stderr
+        # 2. A newer release version (the Nightly files, now for every channel as 1.2): it replaces
+        #    the cached 1.0, which leaves the cache.
+        doc = json.load(open(os.path.join(env.index["catalog"], "records.json")))
+        for rec in doc["data"]:
+            if rec["version"] == "1.1a1":
+                rec["version"], rec["filter_expression"] = "1.2", ""
+        json.dump(doc, open(path, "w"))
+        r = run("translate", "--from", "fr", "--to", "en", *env.args(c, s.url))
+        assert ok(r) == ok(run("translate", "-m", folders["fren-nightly"])), r.stderr
+        root = os.path.join(c, [n for n in os.listdir(c) if n.startswith("catalog-")][0], "fr-en")
+        assert sorted(os.listdir(root)) == ["1.2-tiny"], os.listdir(root)
+        # 3. Offline: the cached 1.2 still works.
+        s.stop()
+        r = run("translate", "--from", "fr", "--to", "en", *env.args(c, s.url))
+        assert ok(r) == ok(run("translate", "-m", folders["fren-nightly"])) and "using the catalogue as cached" in r.stderr
+    check("a cached pair follows its records: a changed hash or a newer release version replaces the cached files; "
+          "offline the cache still works", records_change)
 
     def damaged_cache():
         c = env.cache()
@@ -250,8 +280,7 @@ def main(argv):
     finally:
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
-    return 1 if RESULTS["failed"] else 0
+    return closing()
 
 
 if __name__ == "__main__":

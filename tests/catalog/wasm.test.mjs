@@ -2,7 +2,8 @@
 // wasm variants, against the local catalogue in Firefox's format (make_catalog.py, server.py):
 // the engine's rules choose the files, fetch brings them, unpack checks and decompresses them with
 // libzstd built for wasm, and the pair translates token for token as the same Marian folder loaded
-// directly; a pivot pair as its two folders one after the other. The checks refuse a wrong hash,
+// directly; a pivot pair as its two folders one after the other, also step by step (beginThrough),
+// where a stream hands out each sentence as soon as its second step ended. The checks refuse a wrong hash,
 // a cut download and zstd bombs in wasm as natively.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -120,6 +121,61 @@ for (const variant of ['st', 'mt']) {
       }
     }
     for (const t of [a, b, fr, en, c.catalog]) t.delete();
+  });
+
+  test(`${variant}: a pivot pair step by step (beginThrough): each sentence out when its second step ends`, async () => {
+    const M = (modules[variant] ??= await loadVariant(variant));
+    const c = await catalogOf(M);
+    const plan = c.catalog.plan('fr', 'de');
+    const a = new M.Translator(M.importMarian(await fetchStep(c, plan.steps[0]), {}).tfm, 1);
+    const b = new M.Translator(M.importMarian(await fetchStep(c, plan.steps[1]), {}).tfm, 1);
+    // Six sentences in three texts, the shortest first: it ends while the first model still works.
+    const texts = ['Pourquoi? Un chien joue dans le parc avec une balle rouge. Deux femmes lisent.',
+      'Bonjour tout le monde.\n\nUn homme fait du vélo dans la rue.', 'Merci.'];
+    const o = options({ returnAlignment: true });
+    const whole = a.translateThrough(b, texts, o);
+    const drive = (stream) => {
+      const session = a.beginThrough(b, texts, o, stream);
+      const events = [];    // 'encode 0', 'project 1', ..., 'out N' in the order they came
+      const out = [];
+      for (let need = session.next(); ; need = session.next()) {
+        for (const done of need.completed ?? []) {
+          out.push(done);
+          events.push(`out ${done.segment}`);
+        }
+        if (need.kind === 'done') break;
+        events.push(`${need.kind} ${need.step}`);
+        session.computeOnCpu();
+      }
+      const results = session.results();
+      session.delete();
+      return { events, out, results };
+    };
+    const streamed = drive(true);
+    assert.deepEqual(tokensOf(streamed.results), tokensOf(whole));
+    const sentences = whole.flatMap((r) => r.sentences);
+    assert.equal(sentences.length, 6);
+    // Every sentence once, in input order, as translateThrough() gives it, joined as its text.
+    assert.deepEqual(streamed.out.map((d) => d.segment), [0, 1, 2, 3, 4, 5]);
+    assert.deepEqual(streamed.out.map((d) => [...d.sentence.tokens]), sentences.map((s) => [...s.tokens]));
+    assert.deepEqual(streamed.out.map((d) => d.sentence.alignment.length), sentences.map((s) => s.alignment.length));
+    const joined = texts.map(() => '');
+    for (const d of streamed.out) joined[d.paragraph] += d.separator + d.sentence.text;
+    assert.deepEqual(joined, whole.map((r) => r.text));
+    // Counted, not timed: the first sentence came out before the second model's last encode
+    // request, and while the first model was still translating; the second model took the
+    // sentences in several requests, and each sentence came out in an event of its own.
+    const firstOut = streamed.events.indexOf('out 0');
+    assert.ok(firstOut >= 0 && firstOut < streamed.events.lastIndexOf('encode 1'), streamed.events.join(', '));
+    assert.ok(streamed.events.slice(firstOut).includes('project 0'), streamed.events.join(', '));
+    assert.ok(streamed.events.filter((e) => e === 'encode 1').length >= 3, streamed.events.join(', '));
+    // Not streamed: the first model, then one request of every sentence through the second.
+    const batched = drive(false);
+    assert.deepEqual(tokensOf(batched.results), tokensOf(whole));
+    assert.equal(batched.events.filter((e) => e === 'encode 1').length, 1);
+    assert.ok(batched.events.lastIndexOf('project 0') < batched.events.indexOf('encode 1'));
+    assert.throws(() => a.beginThrough(b, ['\ud800'], o, true), (e) => e.call === 'beginThrough');
+    for (const t of [a, b, c.catalog]) t.delete();
   });
 
   test(`${variant}: wrong hash, cut download, zstd bombs and a wrong decompressedHash are refused while unpacking`, async () => {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/model_file.h"
+#include "tformer/error.h"
 #include "tformer/marian.h"
 
 namespace tformer::testing {
@@ -74,9 +75,11 @@ inline BinItem text_item(const std::string& name, const std::string& text) {
   return it;
 }
 
-inline std::vector<uint8_t> gzip_bytes(const std::vector<uint8_t>& data) {
+// zlib's deflate of `data` at `level`: windowBits 16 + MAX_WBITS writes a gzip file,
+// -MAX_WBITS a raw deflate stream (a zip entry's body).
+inline std::vector<uint8_t> deflate_bytes(const std::vector<uint8_t>& data, int level, int window_bits) {
   z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  deflateInit2(&zs, level, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY);
   std::vector<uint8_t> out(deflateBound(&zs, uLong(data.size())) + 32);
   zs.next_in = const_cast<Bytef*>(data.data());
   zs.avail_in = uInt(data.size());
@@ -88,18 +91,18 @@ inline std::vector<uint8_t> gzip_bytes(const std::vector<uint8_t>& data) {
   return out;
 }
 
-inline std::vector<uint8_t> deflate_raw(const std::vector<uint8_t>& data) {
-  z_stream zs{};
-  deflateInit2(&zs, 9, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::vector<uint8_t> out(deflateBound(&zs, uLong(data.size())) + 32);
-  zs.next_in = const_cast<Bytef*>(data.data());
-  zs.avail_in = uInt(data.size());
-  zs.next_out = out.data();
-  zs.avail_out = uInt(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
+inline std::vector<uint8_t> gzip_bytes(const std::vector<uint8_t>& data) { return deflate_bytes(data, 6, 16 + MAX_WBITS); }
+
+inline std::vector<uint8_t> deflate_raw(const std::vector<uint8_t>& data) { return deflate_bytes(data, 9, -MAX_WBITS); }
+
+// The message of the tformer::Error an import of `files` raises, or "no error".
+inline std::string import_error(const std::vector<MarianFile>& files, const MarianImportOptions& o = {}) {
+  try {
+    import_marian(files, o);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 // One entry of a zip file as written: its name, its data as stored (deflated unless `stored`),

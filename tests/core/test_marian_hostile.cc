@@ -20,15 +20,6 @@ using namespace tformer::testing;
 
 namespace {
 
-std::string import_error(const std::vector<MarianFile>& files, const MarianImportOptions& o = {}) {
-  try {
-    tformer::import_marian(files, o);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 std::vector<uint8_t> bytes(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
 
 // A decoder.yml whose aliases stand for 2^depth copies of a list (a "billion laughs").

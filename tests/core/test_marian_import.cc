@@ -24,15 +24,6 @@ using namespace tformer::testing;
 
 namespace {
 
-std::string import_error(const std::vector<MarianFile>& files, const MarianImportOptions& o = {}) {
-  try {
-    tformer::import_marian(files, o);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 std::vector<MarianFile> with_options(const std::string& extra) { return fixture_as_marian(fixture_options() + extra); }
 
 }  // namespace

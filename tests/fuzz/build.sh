@@ -2,8 +2,8 @@
 # Builds the libFuzzer harnesses (clang 19 with libclang-rt-19-dev; AddressSanitizer and
 # UndefinedBehaviorSanitizer on) into build-fuzz/ and writes their seed corpora there
 # (build-fuzz/seeds/NAME; make_seeds.py). Only the engine sources the harnesses reach are
-# compiled; SentencePiece is Debian's library, as in the native build.
-#   tests/fuzz/build.sh            then   tests/fuzz/run.sh NAME|all (--seconds S | --runs N)
+# compiled, one compiler per core; SentencePiece is Debian's library, as in the native build.
+#   tests/fuzz/build.sh            then   tests/fuzz/run.sh NAME|all (--seconds S | --runs N) [--jobs J]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=build-fuzz
@@ -22,28 +22,42 @@ marian_sources=(core/src/decoding/shortlist.cc)
 for src in core/src/marian/*.cc; do marian_sources+=("$src"); done
 objects=()
 marian_objects=()
+stale=()  # -c SOURCE -o OBJECT of each object older than its sources
 for src in "${sources[@]}" "${marian_sources[@]}"; do
   obj="$out/obj/$(echo "$src" | tr / _).o"
   if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ] || [ "$0" -nt "$obj" ] || \
      [ -n "$(find core/include core/src/model core/src/util core/src/text core/src/html core/src/marian \
              core/src/decoding core/cli -name '*.h' -newer "$obj" | head -1)" ]; then
     echo "compiling $src"
-    "$CXX" "${flags[@]}" -c "$src" -o "$obj"
+    stale+=(-c "$src" -o "$obj")
   fi
   case "$src" in
     core/src/marian/*|core/src/decoding/*) marian_objects+=("$obj") ;;
     *) objects+=("$obj") ;;
   esac
 done
-for name in model_file text cli_input html sentencepiece; do
+# One compiler per core; xargs fails (123) when any of them does.
+jobs=$(nproc)
+if [ ${#stale[@]} -gt 0 ]; then
+  printf '%s\0' "${stale[@]}" | xargs -0 -n 4 -P "$jobs" "$CXX" "${flags[@]}"
+fi
+# The links side by side too (set -e: a failed one fails the build).
+link() {
+  local name=$1; shift
   echo "linking $out/fuzz_$name"
+  "$CXX" "${flags[@]}" -fsanitize=fuzzer "tests/fuzz/fuzz_$name.cc" "$@" -o "$out/fuzz_$name"
+}
+pids=()
+for name in model_file text cli_input html sentencepiece; do
   libs=(-lsentencepiece)
   [ "$name" = html ] && libs+=(-lgumbo)  # the HTML5 parser the harness checks the output with
-  "$CXX" "${flags[@]}" -fsanitize=fuzzer tests/fuzz/fuzz_$name.cc "${objects[@]}" "${libs[@]}" -o "$out/fuzz_$name"
+  link "$name" "${objects[@]}" "${libs[@]}" &
+  pids+=($!)
+  if [ ${#pids[@]} -ge "$jobs" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
 done
-echo "linking $out/fuzz_marian"
-"$CXX" "${flags[@]}" -fsanitize=fuzzer tests/fuzz/fuzz_marian.cc "${marian_objects[@]}" "${objects[@]}" \
-  -lsentencepiece -lminizip -lz -lyaml-cpp -o "$out/fuzz_marian"
+link marian "${marian_objects[@]}" "${objects[@]}" -lsentencepiece -lminizip -lz -lyaml-cpp &
+pids+=($!)
+for pid in "${pids[@]}"; do wait "$pid"; done
 rm -rf "$out/seeds"
 python3 tests/fuzz/make_seeds.py tests/fixtures "$out/seeds"
 /usr/bin/python3 tests/fuzz/make_marian_seeds.py tests/fixtures "$out/seeds/marian"  # numpy: the model tools

@@ -43,6 +43,7 @@ from tformer import tfm  # noqa: E402
 from tformer.config import marian_convention  # noqa: E402
 from tformer.decode import greedy, source_ids  # noqa: E402
 from tformer.export import build_tfm, load_tfm_model  # noqa: E402
+from tformer.fixtures import random_weights  # noqa: E402
 from tformer.marian import export_marian  # noqa: E402
 from tformer.model import Transformer  # noqa: E402
 from tformer.tokenizer import Tokenizer  # noqa: E402
@@ -90,17 +91,8 @@ def small_target_spm(work: str) -> bytes:
 
 
 def randomize(model: Transformer, seed: int, target_size: int):
-    g = torch.Generator().manual_seed(seed)
+    random_weights(model, seed)
     with torch.no_grad():
-        for name, p in model.named_parameters():
-            if name.endswith("norm.weight"):
-                p.copy_(1.0 + 0.2 * torch.randn(p.shape, generator=g))
-            elif p.dim() == 1:
-                p.copy_(0.1 * torch.randn(p.shape, generator=g))
-            elif "embedding" in name or name == "output.weight":
-                p.copy_(torch.randn(p.shape, generator=g))
-            else:
-                p.copy_(torch.randn(p.shape, generator=g) / p.shape[1] ** 0.5)
         V = model.cfg.vocab_size
         if target_size < V:  # a smaller target vocabulary: its missing ids can never be chosen
             model.output_bias[target_size:] = float("-inf")

@@ -35,11 +35,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "models"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: checks.py
 import tformer  # noqa: E402,F401  (names OpenBLAS kernels for this CPU before torch loads)
 
 import numpy as np  # noqa: E402
@@ -48,6 +48,7 @@ import yaml  # noqa: E402
 
 import make_models as mm  # noqa: E402
 import marian_files as mf  # noqa: E402
+from checks import check, closing  # noqa: E402
 import test_roundtrip as rt  # noqa: E402
 from tformer import marian_io, tfm  # noqa: E402
 from tformer.config import marian_convention  # noqa: E402
@@ -59,19 +60,6 @@ TFORMER = os.environ.get("TFORMER", os.path.join(ROOT, "build", "tformer"))
 SENTENCES = ["Ein Mann fährt Fahrrad.", "Zwei Hunde spielen im Schnee.", "Warum?",
              "Das Wort Ελληνικά und ein Zeichen ✓ sind hier unbekannt."]
 WORK = None
-RESULTS = {"passed": 0, "failed": 0}
-
-
-def check(name, fn):
-    t0 = time.time()
-    try:
-        fn()
-    except Exception:  # a test's failure is reported, the others still run
-        RESULTS["failed"] += 1
-        print(f"FAIL {name}\n{traceback.format_exc()}", flush=True)
-        return
-    RESULTS["passed"] += 1
-    print(f"ok   {name} ({time.time() - t0:.1f} s)", flush=True)
 
 
 def run(*args, stdin=None):
@@ -396,6 +384,69 @@ def test_translate(folders):
             check(f"translate: {name} folder = its converted .tfm", lambda n=name: one(n, folders[n]))
 
 
+# ---- Firefox's version-2 models -------------------------------------------------------------------
+# Every option Marian (marian-dev, EncoderDecoder::modelFeatures_) writes into special:model.yml, with
+# the value a Firefox student trained by mozilla/translations (pipeline/train/configs/model/
+# student.*.yml) has where the model's own options leave it out.
+MARIAN_MODEL_FEATURES = {
+    "dim-rnn": 1024, "enc-cell": "gru", "enc-type": "bidirectional", "enc-cell-depth": 1, "dec-cell-base-depth": 2,
+    "dec-cell-high-depth": 1, "skip": False, "layer-normalization": False, "right-left": False, "input-types": [],
+    "special-vocab": [], "transformer-no-projection": False, "transformer-decoder-dim-ffn": 0,
+    "transformer-ffn-depth": 2, "transformer-decoder-ffn-depth": 0, "transformer-dim-aan": 2048,
+    "transformer-aan-depth": 2, "transformer-aan-activation": "swish", "transformer-aan-nogate": False,
+    "transformer-tied-layers": [], "transformer-guided-alignment-layer": "last",
+    "transformer-train-position-embeddings": False, "transformer-pool": False, "bert-train-type-embeddings": True,
+    "bert-type-vocab-size": 2, "ulr": False, "ulr-trainable-transformation": False, "ulr-dim-emb": 0,
+    "lemma-dim-emb": 0, "output-omit-bias": False, "lemma-dependency": "", "factors-combine": "sum",
+    "factors-dim-emb": 0, "version": "v1.12.14 2d067afb 2024-02-16 11:44:13 -0500",
+}
+
+
+def test_firefox_v2(folders):
+    """A model laid out as Firefox's version-2 records ship it: model.<pair>.intgemm8.bin without
+    activation multipliers (Firefox runs a file so named with gemm-precision int8shiftAll, its
+    activations quantised as they come: translations-engine.worker.js), srcvocab/trgvocab (the CJK
+    models' layout), and the whole option set Marian writes, special-vocab included."""
+    name = next((n for n in sorted(folders) if "ssru" in n and os.path.exists(os.path.join(folders[n], "model.intgemm.alphas.bin"))), None)
+
+    def one():
+        assert name, "no intgemm8 SSRU variant was made"
+        source = folders[name]
+        folder = os.path.join(WORK, "firefox-v2")
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        items = mf.read_model(os.path.join(source, "model.intgemm.alphas.bin"))
+        opts = mf.model_options(items)
+        for key, value in MARIAN_MODEL_FEATURES.items():
+            opts.setdefault(key, value)
+        out = [marian_io.yml_item(marian_io.dump_options(opts))]
+        for n, it in items.items():
+            if n == marian_io.MODEL_YML or n.endswith("_QuantMultA"):
+                continue
+            if it.mult is not None:
+                data = np.ascontiguousarray(it.values).astype("<i1").tobytes() + struct.pack("<f", it.mult)
+                out.append(marian_io.Item(n, it.type, tuple(it.shape), data))
+            else:
+                out.append(marian_io.item_from_array(n, it.values))
+        marian_io.write_bin(os.path.join(folder, "model.xxen.intgemm8.bin"), out)
+        vocabs = sorted(n for n in os.listdir(source) if n.endswith(".spm"))
+        src_vocab = next(n for n in vocabs if "src" in n or n.startswith("vocab"))
+        trg_vocab = next((n for n in vocabs if "trg" in n), src_vocab)
+        shutil.copy(os.path.join(source, src_vocab), os.path.join(folder, "srcvocab.xxen.spm"))
+        shutil.copy(os.path.join(source, trg_vocab), os.path.join(folder, "trgvocab.xxen.spm"))
+        converted = os.path.join(WORK, "out", "firefox-v2.tfm")
+        r = run("convert", folder, "-o", converted)
+        assert r.returncode == 0, r.stderr
+        assert "does not know" not in r.stderr and "ignored" not in r.stderr, r.stderr
+        text = "\n".join(SENTENCES) + "\n"
+        v2 = run("translate", "--threads", "1", "-m", folder, stdin=text)
+        v1 = run("translate", "--threads", "1", "-m", os.path.join(source, "model.intgemm.alphas.bin"), stdin=text)
+        assert v2.returncode == 0 and v1.returncode == 0, v2.stderr + v1.stderr
+        assert v2.stdout == v1.stdout, f"{v2.stdout!r} != {v1.stdout!r}"
+    check(f"Firefox version-2 layout ({name}): intgemm8 without activation multipliers, srcvocab/trgvocab, "
+          "every option Marian writes: imported without warnings, translating as the version-1 file", one)
+
+
 # ---- bad input -------------------------------------------------------------------------------------
 def expect_refusal(folder, fragments, model=None, extra=()):
     target = os.path.join(folder, model) if model else folder
@@ -619,13 +670,13 @@ def main(argv):
         test_max_positions(folders)
         test_models_tfm(folders)
         test_translate(folders)
+        test_firefox_v2(folders)
         test_bad_files(folders)
         test_info_and_shortlist(folders)
     finally:
         if not args.keep:
             shutil.rmtree(WORK, ignore_errors=True)
-    print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
-    return 1 if RESULTS["failed"] else 0
+    return closing()
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import yaml  # noqa: E402
 
-from tformer import marian, marian_io, tfm  # noqa: E402
+from tformer import fixtures, marian, marian_io, tfm  # noqa: E402
 from tformer.config import marian_convention  # noqa: E402
 from tformer.decode import greedy, max_target_length, source_ids  # noqa: E402
 from tformer.export import build_tfm, load_tfm_model  # noqa: E402
@@ -68,18 +68,7 @@ def fixture_spm() -> bytes:
 
 
 def randomize(model, seed):
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if name.endswith("norm.weight"):
-                p.copy_(1.0 + 0.2 * torch.randn(p.shape, generator=g))
-            elif p.dim() == 1:
-                p.copy_(0.1 * torch.randn(p.shape, generator=g))
-            elif "embedding" in name or name == "output.weight":
-                p.copy_(torch.randn(p.shape, generator=g))
-            else:
-                p.copy_(torch.randn(p.shape, generator=g) / p.shape[1] ** 0.5)
-        model.output_bias[model.cfg.eos_id] += 8.0
+    fixtures.randomize(model, seed, eos_bias=8.0)
 
 
 # ---- an OPUS-MT folder, written independently of models/tformer/marian.py -------------------------

@@ -1,11 +1,14 @@
 // The page-translation demo (web/demo/page.html) in headless Chromium with the shipped de->en
-// model: "Translate page" translates the blocks in view first and the rest as they scroll into
-// view, a few requests for the whole page (batches of blocks); every text node of the article
-// is translated (changed) but translate="no" and code, which stay as they were; every link still
-// points where it pointed; "Show original" gives back the page byte for byte (document.body's
-// innerHTML), also when pressed while blocks are still being translated. <html lang> is the
-// language the page is in: the translation's, then the original's again. The English article goes
-// the other way (en->de).
+// model, through the standard Translator and LanguageDetector of tformer-wasm/polyfill
+// (?polyfill=force: Chromium's own have no models here): the page's language is detected, and the
+// block in another language; the languages offered are the catalogue's targets. "Translate page"
+// translates the blocks in view first and the rest as they scroll into view, a few requests for
+// the whole page (batches of blocks); every text node of the article is translated (changed) but
+// translate="no" and code, and the block already in the target language, which stay as they were;
+// every link still points where it pointed; "Show original" gives back the page byte for byte
+// (document.body's innerHTML), also when pressed while blocks are still being translated. <html
+// lang> is the language the page is in: the translation's, then the original's again. The English
+// article goes the other way (en->de).
 // A screenshot goes to build-web/screenshots/page-translated.png (git-ignored).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -60,12 +63,22 @@ test('page demo: translated in place, in view first, in a few requests; links ke
     // relaxed-SIMD build is optional, and its probe may 404.
     page.on('console', (m) => { if (m.type() === 'error' && !/^Failed to load resource/.test(m.text())) failures.push(m.text()); });
     page.on('response', (r) => { if (r.status() >= 400 && !/\/tformer-mtr\./.test(r.url())) failures.push(`HTTP ${r.status()} ${r.url()}`); });
-    await page.goto(new URL('page.html', server.url).href);
-    await page.waitForFunction(() => window.pageDemo);
+    await page.goto(new URL('page.html?polyfill=force', server.url).href);
+    await page.waitForFunction(() => window.pageDemo?.languagesRead > 0);
     const original = await page.evaluate(() => document.body.innerHTML);
     const before = await readArticle(page);
     assert.ok(before.texts.length > 60, `${before.texts.length} text nodes`);
     assert.deepEqual(before.kept.slice(0, 1), ['Seestern']);
+    // Detected: the page is German; its sign is English; the catalogue translates German into English.
+    const languages = await page.evaluate(() => ({ page: window.pageDemo.page, blocks: window.pageDemo.blockLanguages,
+      targets: window.pageDemo.targets, detected: document.getElementById('detected').textContent,
+      options: [...document.getElementById('target-language').options].map((o) => [o.value, o.text]) }));
+    assert.equal(languages.page.language, 'de');
+    assert.ok(languages.page.confidence > 0.8, JSON.stringify(languages.page));
+    assert.deepEqual(languages.blocks.map((b) => [b.language, b.text.slice(0, 20)]), [['en', 'A sign by the water ']]);
+    assert.deepEqual(languages.options, [['en', 'English (downloadable)']]);
+    assert.match(languages.detected, /^German \(\d+%\), 1 block in English$/);
+    const sign = before.blocks.findIndex((b) => b.startsWith('A sign by the water'));
 
     // Long tasks on the page's thread while it translates (diagnostic: the engine is in a Worker).
     await page.evaluate(() => {
@@ -99,12 +112,13 @@ test('page demo: translated in place, in view first, in a few requests; links ke
     await page.screenshot({ path: path.join(screenshots, 'page-translated.png'), fullPage: true });
     // Every text node changed: none of them with a letter in it is a text node of the original
     // article (punctuation between elements, such as the '.' after a link, stays punctuation).
-    const old = new Set(before.texts);
+    const old = new Set(before.texts.filter((x) => x !== before.blocks[sign]));
     const unchanged = after.texts.filter((x) => /\p{L}/u.test(x) && old.has(x));
     assert.ok(after.texts.filter((x) => /\p{L}/u.test(x)).length > 60);
     assert.deepEqual(unchanged, [], 'text nodes left as they were');
     assert.equal(after.blocks.length, before.blocks.length);
-    after.blocks.forEach((b, i) => assert.notEqual(b, before.blocks[i], `block ${i} changed`));
+    after.blocks.forEach((b, i) => (i === sign ? assert.equal(b, before.blocks[i], 'the English sign stays')
+      : assert.notEqual(b, before.blocks[i], `block ${i} changed`)));
     assert.match(after.blocks[0], /lake/i, `the heading: ${after.blocks[0]}`);
     // What must not be translated is as it was.
     assert.deepEqual(after.kept, before.kept);
@@ -137,9 +151,12 @@ test('page demo, the English article: translated into German, <html lang> follow
     page.on('pageerror', (e) => failures.push(e.message));
     page.on('console', (m) => { if (m.type() === 'error' && !/^Failed to load resource/.test(m.text())) failures.push(m.text()); });
     page.on('response', (r) => { if (r.status() >= 400 && !/\/tformer-mtr\./.test(r.url())) failures.push(`HTTP ${r.status()} ${r.url()}`); });
-    await page.goto(new URL('page.html?article=en', server.url).href);
-    await page.waitForFunction(() => window.pageDemo && document.getElementById('article').dataset.language === 'en');
+    await page.goto(new URL('page.html?article=en&polyfill=force', server.url).href);
+    await page.waitForFunction(() => window.pageDemo?.languagesRead > 0 && document.getElementById('article').dataset.language === 'en');
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+    const languages = await page.evaluate(() => ({ page: window.pageDemo.page.language, blocks: window.pageDemo.blockLanguages.map((b) => b.language),
+      options: [...document.getElementById('target-language').options].map((o) => o.value) }));
+    assert.deepEqual(languages, { page: 'en', blocks: ['de'], options: ['de'] });
     const original = await page.evaluate(() => document.body.innerHTML);
     const before = await readArticle(page);
     assert.match(before.blocks[0], /^A day in the mountains$/);
@@ -149,8 +166,10 @@ test('page demo, the English article: translated into German, <html lang> follow
     assert.equal(await page.evaluate(() => window.pageDemo.error), null);
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'de');
     const after = await readArticle(page);
-    const old = new Set(before.texts);
+    const sign = before.blocks.findIndex((b) => b.startsWith('Auf einem Schild'));
+    const old = new Set(before.texts.filter((x) => x !== before.blocks[sign]));
     assert.deepEqual(after.texts.filter((x) => /\p{L}/u.test(x) && old.has(x)), [], 'text nodes left as they were');
+    assert.equal(after.blocks[sign], before.blocks[sign], 'the German sign stays');
     assert.deepEqual(after.kept, before.kept);
     assert.deepEqual([...new Set(after.hrefs)].sort(), [...new Set(before.hrefs)].sort());
     await page.screenshot({ path: path.join(screenshots, 'page-translated-en-de.png') });
@@ -161,6 +180,8 @@ test('page demo, the English article: translated into German, <html lang> follow
     await page.selectOption('#article-language', 'de');
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'de');
     assert.match((await readArticle(page)).blocks[0], /^Ein Tag am See$/);
+    await page.waitForFunction(() => window.pageDemo.languagesRead > 1);
+    assert.equal(await page.evaluate(() => window.pageDemo.page.language), 'de', 'the German article is detected again');
     assert.deepEqual(failures, []);
     await context.close();
   });

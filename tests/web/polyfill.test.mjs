@@ -1,13 +1,16 @@
-// tformer-wasm/polyfill in Node, against a local catalogue server (web/scripts/serve.mjs: the
-// repository's models in a registry): install() defines Translator and LanguageDetector only where
-// absent (force: true replaces), and every case of standard_api_cases.mjs passes: availability,
+// tformer-wasm/polyfill in Node: install() defines Translator and LanguageDetector only where
+// absent (force: true replaces), and every case of standard_api_cases.mjs passes (availability,
 // progress, abort before and during a download, destroy mid-translation, the identity arc, the
-// quota, NetworkError for a failed download, and the LanguageDetector's.
+// quota, NetworkError for a failed download, and the LanguageDetector's) with the models of
+//   a local catalogue in Firefox's format (tests/catalog/local_catalog.mjs): its direct pairs and
+//     one through English (one progress total), a failing download the catalogue's own (a 404);
+//   a model registry (web/scripts/serve.mjs: the repository's models).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { requireDist, webDir } from './helpers.mjs';
 import { runCases } from './standard_api_cases.mjs';
 import { startServer } from '../../web/scripts/serve.mjs';
+import { startLocalCatalog } from '../catalog/local_catalog.mjs';
 
 requireDist();
 const { install } = await import(`${webDir}/src/polyfill.js`);
@@ -37,7 +40,40 @@ test('install() defines the globals only where absent; force: true replaces them
   }
 });
 
-test('the standard API cases, on the polyfill in Node, with models from a local catalogue', { timeout: 600_000 }, async () => {
+function report(results) {
+  for (const r of results) console.log(`${r.ok ? (r.skipped ? 'skip' : 'ok  ') : 'FAIL'} ${r.name}${r.skipped ? ` (${r.skipped})` : ''}${r.error ? `\n${r.error}` : ''}`);
+  assert.deepEqual(results.filter((r) => !r.ok).map((r) => r.name), []);
+}
+
+test('the standard API cases, on the polyfill in Node, with a local catalogue in Firefox\'s format', { timeout: 600_000 }, async () => {
+  const catalogue = await startLocalCatalog();
+  try {
+    const cache = `${catalogue.work}/cache`;
+    const { Translator, LanguageDetector } = install({ catalog: catalogue.url, cache, force: true });
+    // The pair through English downloads into a cache of its own: both of its models are new to it.
+    const { Translator: Pivot } = install({ catalog: catalogue.url, cache: `${catalogue.work}/pivot-cache` });
+    const results = await runCases({ Translator, LanguageDetector, pair: ['fr', 'en'], abortPair: ['en', 'de'],
+      pivotPair: ['fr', 'de'], pivotTranslator: Pivot, brokenPair: ['xb', 'en'] });
+    report(results);
+    assert.equal(results.filter((r) => r.skipped).length, 0);
+    // Every pair of the catalogue is an arc; a direct one is found after create() in the CLI's cache.
+    assert.equal(await Translator.availability({ sourceLanguage: 'xa', targetLanguage: 'de' }), 'downloadable');
+    assert.equal(await Translator.availability({ sourceLanguage: 'de', targetLanguage: 'fr' }), 'unavailable');
+    const { Translator: Again } = install({ catalog: catalogue.url, cache });
+    assert.equal(await Again.availability({ sourceLanguage: 'fr', targetLanguage: 'en' }), 'available', 'cached by the first');
+  } finally {
+    await catalogue.close();
+  }
+});
+
+test('install() refuses a catalog it cannot read, and null means none', async () => {
+  assert.throws(() => install({ catalog: 42 }), TypeError);
+  const { Translator } = install({ catalog: null });
+  assert.equal(await Translator.availability({ sourceLanguage: 'de', targetLanguage: 'en' }), 'unavailable');
+  assert.equal(await Translator.availability({ sourceLanguage: 'de', targetLanguage: 'de' }), 'available');
+});
+
+test('the standard API cases, on the polyfill in Node, with a model registry', { timeout: 600_000 }, async () => {
   const server = await startServer({ port: 0, isolation: false, quiet: true });
   try {
     const catalog = new URL('registry.json', server.url).href;
@@ -47,10 +83,8 @@ test('the standard API cases, on the polyfill in Node, with models from a local 
       url: new URL('/models/missing/model.tfm', server.url).href, sha256: '0'.repeat(64), size: 1000 }] } });
     const results = await runCases({ Translator, LanguageDetector, pair: ['de', 'en'], abortPair: ['en', 'de'],
       brokenTranslator: Broken, brokenPair: ['fr', 'de'] });
-    const failed = results.filter((r) => !r.ok);
-    for (const r of results) console.log(`${r.ok ? (r.skipped ? 'skip' : 'ok  ') : 'FAIL'} ${r.name}${r.error ? `\n${r.error}` : ''}`);
-    assert.deepEqual(failed.map((r) => r.name), []);
-    assert.ok(results.length >= 11);
+    report(results);
+    assert.ok(results.length >= 12);
   } finally {
     await server.close();
   }

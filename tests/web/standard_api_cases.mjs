@@ -7,10 +7,18 @@
 // env: { Translator, LanguageDetector, own: true for a browser's implementation (cases that need
 //        the polyfill's catalogue are then left out), pair: [source, target] a downloadable arc,
 //        abortPair: another one, for aborting its download, brokenTranslator?: a Translator class
-//        whose only arc's download fails }
+//        with a downloadable arc brokenPair whose download fails (default: Translator),
+//        pivotPair?: an arc translated through English, with pivotTranslator?: a Translator class
+//        that has downloaded none of its models (default: Translator),
+//        skip?: { Translator?: reason, LanguageDetector?: reason }: that API's cases are skipped
+//        with the reason (a browser's own implementation that cannot serve here) }
 
 const GERMAN = 'Der JAS 39C Gripen stürzte gegen 9:30 Uhr Ortszeit auf eine Startbahn und explodierte. Der Flughafen wurde geschlossen.';
 const FRENCH = 'Le JAS 39C Gripen s’est écrasé sur une piste autour de 9 h 30 heure locale (0230 UTC) et a explosé, provoquant la fermeture de l’aéroport aux vols commerciaux.';
+// Long enough to be still translating 5 ms after it was asked for, also where the engine runs in
+// the calling thread (a Service Worker), whose call cannot be interrupted: an abort that came during
+// the call counts when it ends.
+const LONG = GERMAN.repeat(100);
 
 function check(condition, message) {
   if (!condition) throw new Error(message);
@@ -43,7 +51,11 @@ export function cases(env) {
   const { Translator, LanguageDetector, own = false } = env;
   const [source, target] = env.pair ?? ['de', 'en'];
   const list = [];
-  const add = (name, run, { polyfillOnly = false } = {}) => list.push({ name, run, skip: polyfillOnly && own ? 'needs the polyfill\'s catalogue' : null });
+  const add = (name, run, { polyfillOnly = false, requires = null } = {}) => {
+    const api = name.startsWith('LanguageDetector') ? 'LanguageDetector' : 'Translator';
+    list.push({ name, run, skip: env.skip?.[api] ?? (polyfillOnly && own ? 'needs the polyfill\'s catalogue'
+      : requires && !env[requires] ? `no ${requires} in this catalogue` : null) });
+  };
 
   add('Translator.availability: "downloadable" before create(), "available" after; progress ends at exactly 1', async () => {
     const before = await Translator.availability({ sourceLanguage: source, targetLanguage: target });
@@ -122,7 +134,7 @@ export function cases(env) {
     await rejects(translator.measureInputUsage(GERMAN, { signal: AbortSignal.abort(reason) }), (e) => e === reason, 'measureInputUsage');
     // Aborted while it runs.
     const controller = new AbortController();
-    const running = translator.translate(GERMAN.repeat(20), { signal: controller.signal });
+    const running = translator.translate(LONG, { signal: controller.signal });
     setTimeout(() => controller.abort(reason), 5);
     await rejects(running, (e) => e === reason, 'translate aborted while running');
     // The translator still works.
@@ -143,15 +155,31 @@ export function cases(env) {
 
   add('Translator: destroy() mid-translation rejects it with an AbortError; later calls with InvalidStateError', async () => {
     const translator = await Translator.create({ sourceLanguage: source, targetLanguage: target });
-    const running = translator.translate(GERMAN.repeat(20));
+    const running = translator.translate(LONG);
     setTimeout(() => translator.destroy(), 5);
     await rejects(running, isDOMException('AbortError'), 'the running translation');
     await rejects(translator.translate(GERMAN), (e) => e instanceof DOMException && ['InvalidStateError', 'AbortError'].includes(e.name), 'after destroy');
     if (!own) await rejects(translator.translate(GERMAN), isDOMException('InvalidStateError'), 'after destroy (the polyfill: InvalidStateError)');
   });
 
+  add('Translator: a pair through English is "downloadable", then "available"; its two downloads make one progress ending at exactly 1', async () => {
+    const Pivot = env.pivotTranslator ?? Translator;
+    const [s, t] = env.pivotPair;
+    check(await Pivot.availability({ sourceLanguage: s, targetLanguage: t }) === 'downloadable', `${s} -> ${t} is downloadable before create()`);
+    const events = [];
+    const translator = await Pivot.create({ sourceLanguage: s, targetLanguage: t, monitor: progressRecorder(events) });
+    // One total: no second run from 0 for the second model (checkProgress: never back).
+    checkProgress(events);
+    check(events.filter((e) => e === 1).length === 1, `1 once, at the end (${events.join(', ')})`);
+    check(await Pivot.availability({ sourceLanguage: s, targetLanguage: t }) === 'available', 'available after create()');
+    check(translator.sourceLanguage === s && translator.targetLanguage === t, `${translator.sourceLanguage} -> ${translator.targetLanguage}`);
+    const text = await translator.translate(FRENCH);
+    check(typeof text === 'string' && text.length > 0 && text !== FRENCH, `a translation: ${text}`);
+    translator.destroy();
+  }, { polyfillOnly: true, requires: 'pivotPair' });
+
   add('Translator: a download that fails rejects create() with NetworkError', async () => {
-    const Broken = env.brokenTranslator;
+    const Broken = env.brokenTranslator ?? Translator;
     const [s, t] = env.brokenPair;
     check(await Broken.availability({ sourceLanguage: s, targetLanguage: t }) === 'downloadable', 'the broken arc is downloadable');
     await rejects(Broken.create({ sourceLanguage: s, targetLanguage: t }), isDOMException('NetworkError'), 'create');

@@ -202,7 +202,7 @@ test('without the Worker: the engine itself hands out each sentence as it ends',
 });
 
 test('a long text streams in small calls first, then large ones, cut only where the engine cuts', async () => {
-  const { streamCalls, cutsOf, LARGE_CALL_SENTENCES, ENGINE_ABBREVIATIONS } = await import('../../web/src/stream-schedule.js');
+  const { streamCalls, streamSchedule, cutsOf, LARGE_CALL_SENTENCES, ENGINE_ABBREVIATIONS } = await import('../../web/src/stream-schedule.js');
   // The abbreviations after which the engine does not end a sentence are the engine's own.
   const splitter = readFileSync(path.join(webDir, '..', 'core', 'src', 'text', 'sentence_splitter.cc'), 'utf8');
   const list = splitter.match(/abbreviations\(\) \{[^]*?words = \{([^}]*)\}/)[1];
@@ -211,6 +211,12 @@ test('a long text streams in small calls first, then large ones, cut only where 
   const hundred = Array.from({ length: 100 }, (_, i) => `Der Hund Nummer ${i + 1} spielt im Garten.`).join(' ');
   const sizes = streamCalls([hundred], 'de').map((call) => call.reduce((n, piece) => n + cutsOf(piece.text, 'de').sentences, 0));
   assert.deepEqual(sizes, [1, 2, 4, LARGE_CALL_SENTENCES, 100 - 7 - LARGE_CALL_SENTENCES]);
+  const sizesOn = (threads) => streamCalls([hundred], 'de', streamSchedule(threads))
+    .map((call) => call.reduce((n, piece) => n + cutsOf(piece.text, 'de').sentences, 0));
+  assert.deepEqual(sizesOn(1), sizes, 'one thread: the default schedule');
+  // More threads: the first sentence alone, the rest in one call (the engine batches it).
+  assert.deepEqual(sizesOn(2), [1, 99]);
+  assert.deepEqual(sizesOn(4), [1, 99]);
   // The pieces put together are the text.
   assert.equal(streamCalls([hundred], 'de').flat().map((p) => p.text).join(''), hundred);
   // Where the engine does not end a sentence, nothing is cut, though Intl.Segmenter ends one:
@@ -230,6 +236,24 @@ test('a long text streams in small calls first, then large ones, cut only where 
     [[1, '', ''], [2, 'Der Vogel fliegt heute.\n\nDie Katze schläft draußen. ', '']],
     [[2, 'Zwei.', ' ']],
   ]);
+});
+
+test('a threaded engine streams the first sentence alone and the rest in one call, as translate() gives them', async () => {
+  const t = await create({ model: fixturePath('marian'), variant: 'threaded', threads: 2 });
+  assert.equal(t.info.threads, 2);
+  const s = golden('marian').sentences.map((x) => x.text);
+  const text = Array.from({ length: 12 }, (_, i) => s[i % s.length]).join(' ');
+  const calls = [];
+  const translateOnce = t.host.translate.bind(t.host);
+  t.host.translate = (list, ...rest) => { calls.push(list); return translateOnce(list, ...rest); };
+  const expected = await t.translate(text, PLAIN);
+  calls.length = 0;
+  const items = await collect(t.translateStream(text, PLAIN));
+  assert.equal(calls.length, 2, 'two engine calls');
+  assert.equal(calls[0].join(''), `${s[0]} `, 'the first sentence alone');
+  assert.equal(calls.flat().join(''), text);
+  assert.deepEqual(items.map((x) => x.text), expected.sentences.map((x) => x.text));
+  assert.equal(items.map((x, i) => (i ? x.separator : '') + x.text).join(''), expected.text);
 });
 
 test('streamed sentences are translate()\'s where the text is cut and where it is not', async () => {

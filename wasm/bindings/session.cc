@@ -11,14 +11,17 @@ namespace tformer::wasm {
 val JsSession::next() {
   return or_js_error("next", [&] {
     using Need = TranslationSession::Need;
-    const Need need = session_->next();
+    const Need need = pivot_ ? pivot_->next() : session_->next();
+    const val step(pivot_ ? pivot_->step() : 0);
+    TranslationSession& session = current();
     // Made into JS values before next()'s views of wasm memory.
     const val completed = take_completed();
     const val ended = when(completed["length"].as<size_t>() > 0, completed);
     if (need == Need::kEncode) {
-      const auto& r = session_->encode_request();
+      const auto& r = session.encode_request();
       return object({{"kind", val("encode")},
                      {"completed", ended},
+                     {"step", step},
                      {"batch", val(double(r.batch))},
                      {"length", val(double(r.length))},
                      {"ids", val(emscripten::typed_memory_view(r.ids.size(), r.ids.data()))},
@@ -26,24 +29,25 @@ val JsSession::next() {
     }
     if (need == Need::kProject) {
       size_t rows = 0;
-      const float* hidden = session_->hidden(&rows);
+      const float* hidden = session.hidden(&rows);
       return object({{"kind", val("project")},
                      {"completed", ended},
+                     {"step", step},
                      {"rows", val(double(rows))},
-                     {"candidates", val(double(session_->candidates_per_row()))},
+                     {"candidates", val(double(session.candidates_per_row()))},
                      // A shortlisted batch (TranslationSession::projects_on_cpu_only): only
                      // computeOnCpu() may answer.
-                     {"cpuOnly", val(session_->projects_on_cpu_only())},
-                     {"hidden", val(emscripten::typed_memory_view(rows * session_->d_model(), hidden))}});
+                     {"cpuOnly", val(session.projects_on_cpu_only())},
+                     {"hidden", val(emscripten::typed_memory_view(rows * session.d_model(), hidden))}});
     }
-    return object({{"kind", val("done")}, {"completed", ended}});
+    return object({{"kind", val("done")}, {"completed", ended}, {"step", step}});
   });
 }
 
 void JsSession::provide_encoder_output(const val& states) {
   or_js_error("provideEncoderOutput", [&] {
     const size_t n = copy_in(Phase::kProvideEncoderOutput, states);
-    session_->provide_encoder_output(buffer_.data(), n);
+    current().provide_encoder_output(buffer_.data(), n);
     return true;
   });
 }
@@ -51,7 +55,7 @@ void JsSession::provide_encoder_output(const val& states) {
 void JsSession::provide_logits(const val& logits) {
   or_js_error("provideLogits", [&] {
     const size_t n = copy_in(Phase::kProvideLogits, logits);
-    session_->provide_logits(buffer_.data(), n);
+    current().provide_logits(buffer_.data(), n);
     return true;
   });
 }
@@ -59,26 +63,26 @@ void JsSession::provide_logits(const val& logits) {
 void JsSession::provide_candidates(const val& rows) {
   or_js_error("provideCandidates", [&] {
     const size_t n = copy_in(Phase::kProvideCandidates, rows);
-    session_->provide_candidates(buffer_.data(), n);
+    current().provide_candidates(buffer_.data(), n);
     return true;
   });
 }
 
 void JsSession::compute_on_cpu() {
   or_js_error("computeOnCpu", [&] {
-    session_->compute_on_cpu();
+    current().compute_on_cpu();
     return true;
   });
 }
 
 val JsSession::results() {
   return or_js_error("results", [&] {
-    return array_of(session_->results(), [&](const Translation& t) { return to_js(t, options_); });
+    return array_of(pivot_ ? pivot_->results() : session_->results(), [&](const Translation& t) { return to_js(t, options_); });
   });
 }
 
 val JsSession::take_completed() {
-  return array_of(session_->take_completed(), [&](const CompletedSentence& c) { return to_js(c, options_); });
+  return array_of(pivot_ ? pivot_->take_completed() : session_->take_completed(), [&](const CompletedSentence& c) { return to_js(c, options_); });
 }
 
 size_t JsSession::copy_in(Phase call, const val& array) {

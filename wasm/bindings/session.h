@@ -7,7 +7,9 @@
 //     // or s.computeOnCpu() for either
 //   }
 //   const results = s.results(); s.delete();
-// need.completed: the sentences that ended in that next() call, if any (streaming). The typed
+// need.completed: the sentences that ended in that next() call, if any (streaming). A pair through
+// English (Translator.beginThrough) is one session over both models: need.step says whose request
+// it is (0: the first model's, 1: the second's; always 0 for one model). The typed
 // arrays in `need` alias wasm memory: valid until the next call into the module (memory may
 // grow), so they are copied (e.g. by queue.writeBuffer) before any await.
 #pragma once
@@ -17,6 +19,7 @@
 #include <memory>
 #include <vector>
 
+#include "tformer/pivot.h"
 #include "tformer/translator.h"
 #include "translate_options.h"
 
@@ -26,6 +29,7 @@ class JsSession {
  public:
   JsSession(std::unique_ptr<TranslationSession> session, const RequestOptions& options)
       : session_(std::move(session)), options_(options) {}
+  JsSession(std::unique_ptr<PivotSession> pivot, const RequestOptions& options) : pivot_(std::move(pivot)), options_(options) {}
 
   // {kind: 'encode', batch, length, ids: Int32Array, lengths: Int32Array}
   // | {kind: 'project', rows, hidden: Float32Array [rows * dModel], candidates, cpuOnly} | {kind: 'done'}
@@ -43,11 +47,14 @@ class JsSession {
 
  private:
   emscripten::val take_completed();
+  // The session whose request is pending: the one model's, or that of either step of a pivot.
+  TranslationSession& current() { return pivot_ ? pivot_->pending() : *session_; }
   // One copy from the JS array into wasm memory, refused (kInvalidValues, as the call) unless a
   // Float32Array.
   size_t copy_in(Phase call, const emscripten::val& array);
 
-  std::unique_ptr<TranslationSession> session_;
+  std::unique_ptr<TranslationSession> session_;  // one model
+  std::unique_ptr<PivotSession> pivot_;          // or a pair through English
   RequestOptions options_;
   std::vector<float> buffer_;
 };

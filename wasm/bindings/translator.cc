@@ -4,6 +4,8 @@
 //   const session = t.begin(["Hallo Welt."], options);          // step by step: session.h
 //   t.translateThrough(second, texts, options);  // this model, then `second`, sentence by sentence
 //                                                // (a pair through English: tformer/pivot.h)
+//   t.beginThrough(second, texts, options, stream);  // the same step by step (session.h); with
+//                                                // `stream`, each sentence through both as it ends
 //   t.info(); t.plan(); t.tensorView(name); t.positionsView(); t.delete();
 #include <emscripten/bind.h>
 
@@ -55,6 +57,14 @@ class JsTranslator {
       PivotTranslator pivot(translator_, second.translator_);
       const auto results = pivot.translate(read_texts(texts), o);
       return array_of(results, [&](const Translation& t) { return to_js(t, o); });
+    });
+  }
+
+  // A pair through English step by step (PivotSession): both translators must outlive the session.
+  std::unique_ptr<JsSession> begin_through(JsTranslator& second, const val& texts, const val& options, bool stream) {
+    return or_js_error("beginThrough", [&] {
+      const RequestOptions o = read_options(options);
+      return std::make_unique<JsSession>(PivotTranslator(translator_, second.translator_).begin(read_texts(texts), o, stream), o);
     });
   }
 
@@ -123,6 +133,7 @@ EMSCRIPTEN_BINDINGS(translator) {
       .function("translate", &JsTranslator::translate)
       .function("begin", &JsTranslator::begin)
       .function("translateThrough", &JsTranslator::translate_through)
+      .function("beginThrough", &JsTranslator::begin_through)
       .function("tensorView", &JsTranslator::tensor_view)
       .function("positionsView", &JsTranslator::positions_view)
       .function("plan", &JsTranslator::plan)

@@ -1,16 +1,21 @@
-// "Translate this page": the article of page.html translated in place, block by block, with its
-// markup (links, emphasis) carried onto the translated words by the engine's HTML mode
-// (translate(texts, { html: true })). Blocks in view go first, the others as they scroll into
-// view (IntersectionObserver); the blocks waiting are sent together, many in one request (an
-// array of texts is one batch for the engine), so a page of short blocks costs a few requests,
-// not one per block. The engine runs in the package's Worker: the page never blocks. "Show
-// original" puts back each block's original markup, kept as it was read, so the page is again
-// byte for byte what it was. The article is German or English (?article=en, or the selector): the
-// model is the one from its language into the other, and, as a browser's page translation does,
-// the page's <html lang> says the language it is in: the translation's, then the original's again.
-import { Translator, loadRegistry } from '../src/index.js';
+// "Translate this page": the article of page.html translated in place, block by block, with the
+// web's standard Translator and LanguageDetector (tformer-wasm/polyfill; page-languages.js): the
+// page's language and a block's where it differs are detected, the target languages are the
+// catalogue's, and the translation is the standard API's, plain text: each block's text runs (the
+// text between its links, emphasis and the like) are translated and no element is made or
+// removed, so its markup stays as it was (the way the specification's discussion of rich text
+// leans: text nodes in, text nodes out). The price: a run is translated without the words around
+// it (the package's own translate(html, { html: true }) places markup with the engine's alignment).
+// Blocks in view go first, the others as they scroll into view (IntersectionObserver); the blocks
+// waiting are sent together, their runs as the paragraphs of one request, so a page of short
+// blocks costs a few requests, not one per block. The engine runs in the package's Worker: the
+// page never blocks. "Show original" puts back each block's original markup, kept as it was read,
+// so the page is again byte for byte what it was. The article is German or English (?article=en,
+// or the selector), and, as a browser's page translation does, the page's <html lang> says the
+// language it is in: the translation's, then the original's again.
+import { installStandardApis, detectLanguageOf, blockLanguages, catalogueTargets, targetLanguages, languageName } from './page-languages.js';
 
-// One request takes the waiting blocks up to this many, or this many characters of markup.
+// One request takes the waiting blocks up to this many, or this many characters of text.
 const BATCH_BLOCKS = 32;
 const BATCH_CHARS = 4000;
 // Elements translated as one text each: the innermost of these (a list item, a table cell, a
@@ -18,20 +23,25 @@ const BATCH_CHARS = 4000;
 const BLOCKS = 'h1, h2, h3, h4, h5, h6, p, li, dt, dd, th, td, caption, figcaption, blockquote';
 
 const $ = (id) => document.getElementById(id);
-const ui = { translate: $('translate'), original: $('original'), status: $('status'), article: $('article'), language: $('article-language') };
+const ui = { translate: $('translate'), original: $('original'), status: $('status'), article: $('article'), language: $('article-language'),
+  target: $('target-language'), detected: $('detected') };
 const params = new URLSearchParams(location.search);
-// Each article's language and the language it is translated into.
-const OTHER = { de: 'en', en: 'de' };
 const articles = { de: ui.article.innerHTML, en: $('article-en').innerHTML };
+// The catalogue (?catalog=URL: Firefox's format or a registry), and the browser's own APIs replaced
+// with ?polyfill=force (headless Chromium has them, without models).
+const catalog = params.get('catalog') ?? 'registry.json';
+installStandardApis({ catalog, force: params.get('polyfill') === 'force' });
 
-// What the tests read: the state, and the requests made (how many blocks each took).
-const state = { mode: 'original', blocks: 0, translated: 0, waiting: 0, requests: [], error: null };
+// What the tests read: the state (the languages detected and offered), and the requests made
+// (how many blocks each took).
+const state = { mode: 'original', blocks: 0, translated: 0, waiting: 0, requests: [], error: null,
+  page: null, blockLanguages: [], targets: [], languagesRead: 0 };
 window.pageDemo = state;
 
-let translator = null;   // for the article's language: {language, translator}
+const translators = new Map();  // 'de->en' -> Promise of a standard Translator
+let foreign = new Map();  // block -> {language, confidence}: the blocks in another language than the page
 let originals = null;   // Map block -> its innerHTML as read before the first translation of this round
 let round = null;       // {controller, observer, waiting: Set, running}
-let loading = null;
 
 function status(text) {
   ui.status.textContent = text;
@@ -55,43 +65,93 @@ function showArticle(language) {
   ui.article.dataset.language = language;
   document.documentElement.lang = language;
   ui.language.value = language;
+  readLanguages();
 }
 
-async function ensureTranslator() {
-  const from = articleLanguage(), to = OTHER[from];
-  if (translator?.language === from) return translator.translator;
-  translator?.translator.dispose();
-  translator = null;
-  loading ??= (async () => {
-    const registry = await loadRegistry(params.get('registry') ?? 'registry.json');
-    const models = registry.models;
-    const entry = models.find((m) => m.id === params.get('model') && m.from === from) ??
-      models.find((m) => m.from === from && m.to === to && !m.test) ?? models.find((m) => m.from === from && m.to === to);
-    if (!entry) throw new Error(`the model registry has no ${from} \u2192 ${to} model`);
-    status(`loading ${entry.id}...`);
-    const t = await Translator.create({
-      model: entry.url,
-      sha256: entry.sha256,
-      onProgress: (e) => {
-        if (e.phase === 'download' && e.total) status(`loading ${entry.id}: ${Math.round((100 * e.loaded) / e.total)}%`);
-      },
-    });
-    return { language: from, translator: t };
-  })();
+// The page's language, the blocks in another one, and the languages to translate into.
+let targetsOfCatalogue = null;
+async function readLanguages() {
+  const article = ui.article.innerHTML;
+  ui.translate.disabled = true;
   try {
-    translator = await loading;
-    return translator.translator;
+    const page = await detectLanguageOf(ui.article.textContent);
+    const other = await blockLanguages(blocksOf(ui.article), page.language);
+    targetsOfCatalogue ??= catalogueTargets(catalog);
+    const targets = await targetLanguages(page.language, await targetsOfCatalogue);
+    if (ui.article.innerHTML !== article) return;  // another article meanwhile
+    foreign = other;
+    Object.assign(state, { page, targets, blockLanguages: [...other].map(([b, l]) => ({ text: b.textContent.trim(), ...l })) });
+    ui.detected.textContent = `${languageName(page.language)} (${Math.round(page.confidence * 100)}%)` +
+      (other.size ? `, ${other.size} block${other.size > 1 ? 's' : ''} in ${[...new Set([...other.values()].map((l) => languageName(l.language)))].join(', ')}` : '');
+    const chosen = ui.target.value;
+    ui.target.replaceChildren(...targets.map(({ language, availability }) =>
+      new Option(`${languageName(language)}${availability === 'available' ? '' : ` (${availability})`}`, language)));
+    if (targets.some((t) => t.language === chosen)) ui.target.value = chosen;
+    ui.translate.disabled = targets.length === 0;
+    if (!targets.length) status(`The catalogue translates nothing from ${languageName(page.language)}.`);
+  } catch (e) {
+    state.error = e.message;
+    status(`The languages could not be read: ${e.message}`);
   } finally {
-    loading = null;
+    state.languagesRead++;
   }
 }
 
+// The standard Translator from `from` to `to`, created once (its download shown as it goes).
+function ensureTranslator(from, to) {
+  const key = `${from}->${to}`;
+  if (!translators.has(key)) {
+    const created = Translator.create({
+      sourceLanguage: from, targetLanguage: to,
+      monitor: (m) => m.addEventListener('downloadprogress', (e) => {
+        status(`loading ${languageName(from)} \u2192 ${languageName(to)}: ${Math.round(e.loaded * 100)}%`);
+      }),
+    });
+    translators.set(key, created);
+    created.catch(() => translators.delete(key));
+  }
+  return translators.get(key);
+}
+
+// The text runs of a block that are translated: its text nodes with a letter, outside
+// translate="no" and code.
+function runsOf(block) {
+  const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+  const runs = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (/\p{L}/u.test(n.data) && !n.parentElement.closest('[translate="no"], pre, code')) runs.push(n);
+  }
+  return runs;
+}
+
+// Translates the runs of `blocks` in one request: the runs as paragraphs, which a translation
+// keeps apart (else, one request per run). Each run keeps the spaces around it.
+async function translateBlocks(t, blocks, signal) {
+  const runs = blocks.flatMap(runsOf);
+  const texts = runs.map((n) => n.data.replace(/\s+/g, ' ').trim());
+  let out = (await t.translate(texts.join('\n\n'), { signal })).split(/\n{2,}/);
+  if (out.length !== texts.length) out = await Promise.all(texts.map((text) => t.translate(text, { signal })));
+  return () => runs.forEach((n, i) => { n.data = `${n.data.match(/^\s*/)[0]}${out[i].trim()}${n.data.match(/\s*$/)[0]}`; });
+}
+
 async function translatePage() {
+  const to = ui.target.value;
+  // Each block from its own language: the page's, or the one detected in it. A block already in
+  // the target language stays as it is, as does one in a language the catalogue cannot translate.
+  const sourceOf = (b) => foreign.get(b)?.language ?? state.page.language;
+  const sources = new Set(blocksOf(ui.article).map(sourceOf));
+  sources.delete(to);
+  for (const from of sources) {
+    if (await Translator.availability({ sourceLanguage: from, targetLanguage: to }) === 'unavailable') sources.delete(from);
+  }
   ui.translate.disabled = true;
   ui.language.disabled = true;
-  let t;
+  const t = {};
   try {
-    t = await ensureTranslator();
+    // The page's own language first: its model is the one the page waits for.
+    for (const from of [...sources].sort((a, b) => (b === state.page.language) - (a === state.page.language))) {
+      t[from] = await ensureTranslator(from, to);
+    }
   } catch (e) {
     state.error = e.message;
     status(`The model could not be loaded: ${e.message}`);
@@ -102,13 +162,14 @@ async function translatePage() {
   ui.translate.disabled = false;
   ui.language.disabled = false;
   // The page is in the translation's language from now on (as the blocks change).
-  document.documentElement.lang = OTHER[articleLanguage()];
+  document.documentElement.lang = to;
   ui.translate.hidden = true;
   ui.original.hidden = false;
-  const blocks = blocksOf(ui.article);
+  const blocks = blocksOf(ui.article).filter((b) => t[sourceOf(b)]);
   originals = new Map(blocks.map((b) => [b, b.innerHTML]));
   Object.assign(state, { mode: 'translating', blocks: blocks.length, translated: 0, waiting: 0, requests: [], error: null });
-  const current = { controller: new AbortController(), waiting: new Set(), running: false, observer: null };
+  const current = { controller: new AbortController(), waiting: new Set(), running: false, observer: null,
+    translators: t, source: new Map(blocks.map((b) => [b, sourceOf(b)])) };
   round = current;
   // A block is sent when it comes near the view (a margin ahead, so that scrolling finds it done).
   current.observer = new IntersectionObserver((entries) => {
@@ -118,14 +179,14 @@ async function translatePage() {
       current.waiting.add(entry.target);
     }
     state.waiting = current.waiting.size;
-    pump(t, current);
+    pump(current);
   }, { rootMargin: '200px 0px' });
   for (const b of blocks) current.observer.observe(b);
   status(`translating ${blocks.length} blocks...`);
 }
 
 // Sends the waiting blocks, in document order, a batch per request, one request at a time.
-async function pump(t, current) {
+async function pump(current) {
   if (current.running) return;
   current.running = true;
   try {
@@ -133,25 +194,29 @@ async function pump(t, current) {
       const batch = [];
       let chars = 0;
       for (const b of [...current.waiting].sort(documentOrder)) {
-        const html = originals.get(b);
-        if (batch.length && (batch.length >= BATCH_BLOCKS || chars + html.length > BATCH_CHARS)) break;
+        const text = b.textContent;
+        if (batch.length && (batch.length >= BATCH_BLOCKS || chars + text.length > BATCH_CHARS)) break;
         batch.push(b);
-        chars += html.length;
+        chars += text.length;
       }
       for (const b of batch) current.waiting.delete(b);
       state.waiting = current.waiting.size;
-      state.requests.push(batch.length);
-      let results;
-      try {
-        results = await t.translate(batch.map((b) => originals.get(b)), { html: true, repetitionGuard: true, signal: current.controller.signal });
-      } catch (e) {
-        if (e?.name === 'AbortError' || round !== current) return;
-        state.error = e.message;
-        status(`Translation failed: ${e.message}`);
-        return;
+      // One request per language of the batch's blocks.
+      const byLanguage = Map.groupBy(batch, (b) => current.source.get(b));
+      for (const [from, blocks] of byLanguage) {
+        state.requests.push(blocks.length);
+        let apply;
+        try {
+          apply = await translateBlocks(current.translators[from], blocks, current.controller.signal);
+        } catch (e) {
+          if (e?.name === 'AbortError' || round !== current) return;
+          state.error = e.message;
+          status(`Translation failed: ${e.message}`);
+          return;
+        }
+        if (round !== current) return;
+        apply();
       }
-      if (round !== current) return;
-      batch.forEach((b, i) => { b.innerHTML = results[i].text; });
       state.translated += batch.length;
       if (state.translated === state.blocks) {
         state.mode = 'translated';
@@ -190,3 +255,4 @@ ui.translate.addEventListener('click', translatePage);
 ui.language.addEventListener('change', () => showArticle(ui.language.value));
 if (params.get('article') === 'en') showArticle('en');
 ui.original.addEventListener('click', showOriginal);
+if (params.get('article') !== 'en') readLanguages();

@@ -7,10 +7,12 @@
 //   Node      the folder the CLI uses ($XDG_CACHE_HOME/tformer or ~/.cache/tformer, or `cache`
 //             given as a path), in the CLI's layout, so that a pair fetched by either is cached for both;
 //   browsers  the Cache API (cache name 'tformer-catalog-v1', or `cache` given as a name or a Cache).
-// The catalogue's documents are cached too: a cached pair works offline.
+// The catalogue's documents are cached too: a cached pair works offline. Online, each use reads the
+// records again, so that a newer release version or a changed file replaces what is cached.
 import { isNode } from './environment.js';
 import { variantFiles, compileWasm } from './wasm-files.js';
 import { ModelLoadError } from './errors.js';
+import { glueFactory } from './glue.js';
 
 export const FIREFOX_CATALOG = 'https://firefox.settings.services.mozilla.com/v1';
 export const CATALOG_CACHE_NAME = 'tformer-catalog-v1';
@@ -23,7 +25,7 @@ function catalogModule(wasmBase) {
     modulePromise = (async () => {
       const files = variantFiles('single', wasmBase);
       const wasmModule = await compileWasm(files.wasm);
-      const { default: create } = await import(/* webpackIgnore: true */ /* @vite-ignore */ files.glue);
+      const create = await glueFactory('single', files.glue);
       return create({
         instantiateWasm(imports, receive) {
           WebAssembly.instantiate(wasmModule, imports).then((instance) => receive(instance, wasmModule));
@@ -77,8 +79,25 @@ class FolderCache {
     await fs.rename(part, file);
   }
 
+  async has(key) {
+    try {
+      return (await (await this.fs()).stat(`${this.dir}/${key}`)).isFile();
+    } catch {
+      return false;
+    }
+  }
+
   async delete(key) {
     await (await this.fs()).rm(`${this.dir}/${key}`, { force: true });
+  }
+
+  // Every folder under `folder` but `keep`, with what it holds.
+  async dropOthers(folder, keep) {
+    const fs = await this.fs();
+    const entries = await fs.readdir(`${this.dir}/${folder}`, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (e.isDirectory() && e.name !== keep) await fs.rm(`${this.dir}/${folder}/${e.name}`, { recursive: true, force: true });
+    }
   }
 }
 
@@ -108,8 +127,19 @@ class BrowserCache {
     await this.cache.put(this.prefix + key, new Response(bytes));
   }
 
+  async has(key) {
+    return (await this.cache.match(this.prefix + key)) !== undefined;
+  }
+
   async delete(key) {
     await this.cache.delete(this.prefix + key);
+  }
+
+  async dropOthers(folder, keep) {
+    const under = `${this.prefix}${folder}/`;
+    for (const request of await this.cache.keys()) {
+      if (request.url.startsWith(under) && !request.url.startsWith(`${under}${keep}/`)) await this.cache.delete(request);
+    }
   }
 }
 
@@ -119,11 +149,11 @@ async function openCache(cache, server) {
   return BrowserCache.open(cache === true ? undefined : cache, server);
 }
 
-// Where a model's file lives in the cache: the CLI's layout (core/cli/catalog_client.h).
-function fileKey(step, file) {
-  const version = step.version.replace(/[^A-Za-z0-9.-]/g, '_');
-  return `${step.source}-${step.target}/${version}-${step.architecture || 'model'}/${file.name}`;
-}
+// Where a model's file lives in the cache: the CLI's layout (core/cli/catalog_client.h), one folder
+// per pair and in it one per version.
+const pairFolder = (step) => `${step.source}-${step.target}`;
+const versionFolder = (step) => `${step.version.replace(/[^A-Za-z0-9.-]/g, '_')}-${step.architecture || 'model'}`;
+const fileKey = (step, file) => `${pairFolder(step)}/${versionFolder(step)}/${file.name}`;
 
 // ---- fetching ---------------------------------------------------------------------------------------
 async function fetchBytes(url, { signal, onBytes, limit }) {
@@ -169,29 +199,39 @@ function engineError(e, what) {
   return e;
 }
 
+// The catalogue's documents as cached ({root, records}), or null.
+async function cachedDocuments(store) {
+  const root = await store?.get('server.json');
+  const records = root ? await store?.get('records.json') : null;
+  return root && records ? { root: new TextDecoder().decode(root), records: new TextDecoder().decode(records) } : null;
+}
+
 /**
  * The catalogue at `server` as the engine reads it: {module, catalog (a Module.Catalog), base, cache,
- * fromCache}. The documents are fetched, or read from the cache when the server cannot be reached.
+ * fromCache}. The documents are fetched, or read from the cache when the server cannot be reached
+ * (with `cachedFirst`, read from the cache when it has them: a look at what is cached needs no
+ * fresh list).
  */
-export async function openCatalog({ catalog: server = FIREFOX_CATALOG, channel, architecture, cache, wasmBase, signal } = {}) {
+export async function openCatalog({ catalog: server = FIREFOX_CATALOG, channel, architecture, cache, wasmBase, signal, cachedFirst = false } = {}) {
   const M = await catalogModule(wasmBase);
   const store = await openCache(cache, server);
   const urls = M.catalogUrls(server);
-  let records, root, fromCache = false;
-  try {
-    root = new TextDecoder().decode(await fetchBytes(urls.server, { signal, limit: 1 << 20 }));
-    records = new TextDecoder().decode(await fetchBytes(urls.records, { signal, limit: 64 << 20 }));
-  } catch (e) {
-    if (signal?.aborted) throw e;
-    const cachedRoot = await store?.get('server.json');
-    const cachedRecords = await store?.get('records.json');
-    if (!cachedRoot || !cachedRecords) {
-      throw new ModelLoadError(`${e.message} (and no copy of this catalogue is cached)`, { cause: e });
+  let documents = cachedFirst ? await cachedDocuments(store) : null;
+  let fromCache = documents !== null;
+  if (!documents) {
+    try {
+      documents = {
+        root: new TextDecoder().decode(await fetchBytes(urls.server, { signal, limit: 1 << 20 })),
+        records: new TextDecoder().decode(await fetchBytes(urls.records, { signal, limit: 64 << 20 })),
+      };
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      documents = await cachedDocuments(store);
+      if (!documents) throw new ModelLoadError(`${e.message} (and no copy of this catalogue is cached)`, { cause: e });
+      fromCache = true;
     }
-    root = new TextDecoder().decode(cachedRoot);
-    records = new TextDecoder().decode(cachedRecords);
-    fromCache = true;
   }
+  const { root, records } = documents;
   let handle, base;
   try {
     base = M.catalogAttachmentsBase(root);
@@ -212,6 +252,32 @@ export async function catalogPairs(options = {}) {
   try {
     return c.catalog.pairs().map((p) => ({ from: p.source, to: p.target, pivot: p.pivot, architecture: p.architecture,
       downloadBytes: p.downloadBytes }));
+  } finally {
+    c.catalog.delete();
+  }
+}
+
+/**
+ * Whether every file of the pair from -> to (both models of a pair through English) is in the
+ * cache, so that fetching the pair downloads nothing. Files are only looked for here; fetchPair
+ * checks them before use (and downloads one again that fails).
+ */
+export async function pairCached(from, to, options = {}) {
+  const c = await openCatalog({ ...options, cachedFirst: true });
+  try {
+    if (!c.cache) return false;
+    let plan;
+    try {
+      plan = c.catalog.plan(from, to);
+    } catch {
+      return false;  // no such pair
+    }
+    for (const step of plan.steps) {
+      for (const f of step.files) {
+        if (!(await c.cache.has(fileKey(step, f)))) return false;
+      }
+    }
+    return true;
   } finally {
     c.catalog.delete();
   }
@@ -273,6 +339,8 @@ export async function fetchPair(from, to, options = {}) {
         }
         files.push({ name: f.name, bytes });
       }
+      // One version of a pair is kept: a newer one replaces the files of the one used before.
+      await c.cache?.dropOthers(pairFolder(step), versionFolder(step)).catch(() => {});
       steps.push({ step, files });
     }
     return { plan, steps, fromCache: total === 0 };

@@ -3,6 +3,7 @@
 // takes well under a millisecond per sentence, so no Worker round trip is worth it, and the
 // single-threaded build needs no SharedArrayBuffer. The module is loaded once per realm.
 import { variantFiles, compileWasm, isWasmCompiled } from './wasm-files.js';
+import { glueFactory } from './glue.js';
 
 let loading = null;
 let loaded = false;
@@ -30,7 +31,7 @@ export function loadDetector({ wasmBase, onBytes = null } = {}) {
     loading = (async () => {
       const { glue, wasm } = files(wasmBase);
       const wasmModule = await compileWasm(wasm, onBytes);
-      const { default: createModule } = await import(/* webpackIgnore: true */ /* @vite-ignore */ glue);
+      const createModule = await glueFactory('single', glue);
       return createModule({
         instantiateWasm(imports, receiveInstance) {
           WebAssembly.instantiate(wasmModule, imports).then((instance) => receiveInstance(instance, wasmModule));

@@ -13,6 +13,7 @@ import { completeTranslation, completeSentence } from './results.js';
 import { WebGpuBackend } from './webgpu/backend.js';
 import { runSession } from './run-session.js';
 import { TranslationError } from './errors.js';
+import { glueFactory } from './glue.js';
 
 // A start that failed because the engine could not read the model: `refusal` is what the engine
 // said (Translator.create turns it into a ModelFormatError naming the file).
@@ -52,7 +53,7 @@ export class Engine {
     backendReason = null, requestedBackend = backend }) {
     if (backend !== 'wasm' && backend !== 'webgpu') throw new Error(`Engine: unknown backend '${backend}'`);
     const t0 = performance.now();
-    const { default: createModule } = await import(/* webpackIgnore: true */ /* @vite-ignore */ glueUrl);
+    const createModule = await glueFactory(variant, glueUrl);
     let instantiationFailed;
     const failure = new Promise((_, reject) => { instantiationFailed = reject; });
     const module = await Promise.race([failure, createModule({
@@ -100,10 +101,7 @@ export class Engine {
       engine.warnings.push(...imported.warnings.map((w) => `model import: ${w}`));
     }
     engine.backendReason = backendReason ?? 'asked for';
-    if (backend === 'webgpu' && engine.second) {
-      // The two steps of a pivot translation run in the engine's core, one after the other.
-      engine.refuseGpu('a pair translated through English runs on wasm', requestedBackend);
-    } else if (backend === 'webgpu') {
+    if (backend === 'webgpu') {
       const requested = requestedBackend === 'webgpu' ? 'webgpu' : 'auto';
       try {
         await engine.startGpu(requested);
@@ -121,6 +119,7 @@ export class Engine {
     this.variant = variant;
     this.startTimings = timings;
     this.webgpu = null;         // the WebGpuBackend while the GPU is used
+    this.secondWebgpu = null;   // and that of the en->target model of a pair through English (same device)
     this.backend = 'wasm';      // 'wasm' | 'webgpu': where translations run (info.backend)
     this.backendReason = 'asked for';
     this.adapter = null;        // describeAdapter() summary of the adapter looked at, if any
@@ -153,6 +152,16 @@ export class Engine {
       onFallback: (error) => this.fellBack(error),
     });
     if (!made.backend) return this.refuseGpu(`WebGPU refused: ${made.reason}`, requested);
+    if (this.second) {
+      // A pair through English: the second model's weights on the same device, each step's
+      // requests answered by its model's backend; both run on the GPU or neither does.
+      const second = await WebGpuBackend.create(this.second, { runtime: made.backend.runtime, onFallback: (error) => this.fellBack(error) });
+      if (!second.backend) {
+        await made.backend.destroy();
+        return this.refuseGpu(`WebGPU refused the second model of the pair (en->target): ${second.reason}`, requested);
+      }
+      this.secondWebgpu = second.backend;
+    }
     this.webgpu = made.backend;
     this.backend = 'webgpu';
     this.backendReason = decision.reason;
@@ -179,6 +188,7 @@ export class Engine {
 
   // The backend disabled itself after a GPU failure: wasm from now on.
   fellBack(error) {
+    if (this.backend === 'wasm') return;  // the other model of a pair through English failed first
     const message = `WebGPU failed, translating on wasm from now on: ${messageOf(error)}`;
     this.backend = 'wasm';
     this.backendReason = `fell back after a GPU failure: ${messageOf(error)}`;
@@ -226,11 +236,13 @@ export class Engine {
    *   signal: stops a translation on WebGPU before its next step (on wasm it runs to the end)
    *   onSentences: streaming: ([{segment, paragraph, index, separator, sentence}]) => void, called
    *   as sentences end (the session hands them out; on wasm it is then stepped here too)
+   *   pause: () => Promise, awaited between the steps of a translation on wasm, which is then
+   *   stepped here (a pair through English too); `signal` stops it before its next step
    */
-  async translate(texts, options, signal = undefined, onSentences = null) {
+  async translate(texts, options, signal = undefined, onSentences = null, pause = null) {
     if (this.trap) throw this.trap;
     const t0 = performance.now();
-    if (this.webgpu && !this.webgpu.usable) this.dropGpu();  // lost while idle
+    if (this.webgpu && !this.gpuUsable()) this.dropGpu();  // lost while idle
     let raw;
     let gpu = null;
     const webgpu = this.webgpu;
@@ -239,21 +251,25 @@ export class Engine {
       onSentences(completed);
     });
     try {
-      if (this.second) {
-        // Through English, sentence by sentence in the core (tformer/pivot.h); a stream gets the
-        // sentences when both steps are done.
-        raw = this.translator.translateThrough(this.second, texts, options);
-        if (onCompleted) onCompleted(completedOf(structuredClone(raw)));
-      } else if (webgpu?.usable) {
+      if (webgpu) {
         webgpu.resetCounters();
-        raw = await runSession(this.translator.begin(texts, options), webgpu, { signal, onCompleted });
+        this.secondWebgpu?.resetCounters();
+        // A pair through English: each step's requests on its model's backend (need.step).
+        const backends = this.second ? [webgpu, this.secondWebgpu] : webgpu;
+        raw = await runSession(this.begin(texts, options, onCompleted !== null), backends, { signal, onCompleted });
         const c = webgpu.counters;
-        gpu = { submissions: c.submissions, readbacks: c.readbacks, readBytes: c.readBytes, encodes: c.encodes, projections: c.projections };
-        if (!webgpu.usable) this.dropGpu();
-      } else if (onSentences) {
+        const more = this.secondWebgpu?.counters ?? { encodes: 0, projections: 0 };
+        gpu = { submissions: c.submissions, readbacks: c.readbacks, readBytes: c.readBytes, encodes: c.encodes + more.encodes,
+          projections: c.projections + more.projections };
+        if (!this.gpuUsable()) this.dropGpu();
+      } else if (onSentences || pause) {
         // The same work as translate() (which is this loop in C++), stepped from here so that
-        // each sentence can leave as it ends.
-        raw = await runSession(this.translator.begin(texts, options), null, { signal, onCompleted });
+        // each sentence can leave as it ends (through English: when its second step ends), and
+        // the thread can do other work between steps.
+        raw = await runSession(this.begin(texts, options, onSentences !== null), null, { signal, onCompleted, pause });
+      } else if (this.second) {
+        // Through English, sentence by sentence in the core (tformer/pivot.h).
+        raw = this.translator.translateThrough(this.second, texts, options);
       } else {
         raw = this.translator.translate(texts, options);
       }
@@ -275,8 +291,20 @@ export class Engine {
     };
   }
 
-  // Resolves when the GPU device is gone.
+  // A session of this engine's model, or of its pair through English (tformer/pivot.h); with
+  // `stream`, each sentence goes through the second model as soon as the first one ended it.
+  begin(texts, options, stream) {
+    return this.second ? this.translator.beginThrough(this.second, texts, options, stream) : this.translator.begin(texts, options);
+  }
+
+  gpuUsable() {
+    return Boolean(this.webgpu?.usable && (this.secondWebgpu?.usable ?? true));
+  }
+
+  // Resolves when the GPU device is gone (the second model's backend shares the first's device).
   dropGpu() {
+    this.secondWebgpu?.destroy();
+    this.secondWebgpu = null;
     const freed = this.webgpu?.destroy() ?? Promise.resolve();
     this.webgpu = null;
     this.gpuInfo = null;
@@ -302,19 +330,9 @@ function messageOf(e) {
   return e instanceof Error ? e.message : String(e);
 }
 
-// The results of a request as the sentences a stream hands out (wasm/bindings/session.cc's shape).
-function completedOf(results) {
-  const out = [];
-  let segment = 0;
-  results.forEach((r, paragraph) => r.sentences.forEach((sentence, index) => {
-    out.push({ segment: segment++, paragraph, index, separator: index === 0 ? '' : ' ', sentence });
-  }));
-  return out;
-}
-
 // The wasm calls a request of the package's translate() makes itself; a session's steps are the
 // package's own doing (run-session.js), so an error in one of them names the step.
-const REQUEST_CALLS = ['translate', 'begin'];
+const REQUEST_CALLS = ['translate', 'begin', 'translateThrough', 'beginThrough'];
 
 // The engine's error (a JS Error from the bindings with code, phase, detail and input:
 // wasm/bindings/error.h) in the package's words: its caller called the package's translate(), not a

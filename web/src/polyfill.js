@@ -2,7 +2,7 @@
 // (webmachinelearning/translation-api) where the browser has none, on this package's engine:
 //
 //   import { install } from 'tformer-wasm/polyfill';
-//   install({ catalog: '/models/registry.json' });
+//   install();   // the models of Firefox's catalogue; or install({ catalog: 'https://host/v1' })
 //   const translator = await Translator.create({ sourceLanguage: 'de', targetLanguage: 'en' });
 //
 // install() defines globalThis.Translator and globalThis.LanguageDetector only where they are
@@ -14,14 +14,18 @@ import { Catalogue, translatorClass } from './standard/translator.js';
 export { CreateMonitor } from './standard/model-object.js';
 
 /**
- * @param {{catalog?: string|URL|object, force?: boolean, wasmBase?: string|URL}} [options]
- *   catalog: where the Translator's models are (a model registry's URL, or a parsed registry);
- *   without one only the identity translation (the same language on both sides) is available.
+ * @param {{catalog?: string|URL|object|null, cache?: boolean|string|object, channel?: string, force?: boolean,
+ *          wasmBase?: string|URL}} [options]
+ *   catalog: where the Translator's models are (standard/catalogue.js): a model catalogue in
+ *   Firefox's format (its Remote Settings server's URL; default Firefox's), every pair it has,
+ *   direct or through English; or a model registry of .tfm models (registry.json's URL, or a
+ *   parsed registry); null: none (only the identity translation, the same language on both sides).
+ *   cache, channel: as the package's Translator.create takes them for a catalogue pair.
  *   wasmBase: where the package's dist/ is served, when not beside its src/.
  * @returns {{Translator: Function, LanguageDetector: Function, installed: string[]}}
  */
-export function install({ catalog, force = false, wasmBase } = {}) {
-  const Translator = translatorClass(new Catalogue(catalog, { wasmBase }));
+export function install({ catalog, cache, channel, force = false, wasmBase } = {}) {
+  const Translator = translatorClass(new Catalogue(catalog, { cache, channel, wasmBase }));
   const Detector = wasmBase === undefined ? PackageLanguageDetector : class LanguageDetector extends PackageLanguageDetector {
     static create(options = {}) { return super.create({ ...options, wasmBase }); }
     static availability(options = {}) { return super.availability({ ...options, wasmBase }); }

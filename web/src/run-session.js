@@ -9,18 +9,23 @@
 // held across an await but the session itself: another session may run meanwhile, on the same
 // translator or not.
 
-// session: a Module.TranslationSession; backend: a WebGpuBackend or null. Options:
+// session: a Module.TranslationSession; backend: a WebGpuBackend or null, or for a session through
+// English (Translator.beginThrough) one per step, [first, second], by need.step. Options:
 //   signal  an AbortSignal: the translation stops before its next step with signal.reason
 //   onCompleted  (completed) => void: called with `need.completed` of each step that ended
 //           sentences (streaming; wasm/bindings/session.cc JsSession::next)
+//   pause   () => Promise: awaited before each step (the engine in the calling thread lets
+//           the thread's other tasks run between steps: in-thread-host.js)
 // Resolves to what session.results() returns (one result per input text, as translate()).
-export async function runSession(session, backend = null, { signal, onCompleted } = {}) {
+export async function runSession(session, backend = null, { signal, onCompleted, pause } = {}) {
   try {
     for (let need = session.next(); ; need = session.next()) {
       if (need.completed) onCompleted?.(need.completed);
       if (need.kind === 'done') break;
+      if (pause) await pause();
       signal?.throwIfAborted();
-      if (backend?.usable && (await answerOnGpu(session, need, backend))) continue;
+      const answering = Array.isArray(backend) ? backend[need.step] : backend;
+      if (answering?.usable && (await answerOnGpu(session, need, answering))) continue;
       session.computeOnCpu();
     }
     return session.results();

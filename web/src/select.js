@@ -136,10 +136,13 @@ export function chooseEngine(options, env) {
     }
   }
 
+  // Without Workers (a Service Worker) the engine runs in the calling thread, single-threaded: the
+  // threaded builds start Workers for their threads.
+  const noWorkers = env.worker === null;
+  const canThread = env.crossOriginIsolated && env.sharedArrayBuffer && !noWorkers;
   // The relaxed-SIMD build is the threaded one with faster int8 and f32 kernels: preferred
   // wherever the browser validates relaxed SIMD (Translator.create falls back to 'threaded' when
   // the package was built without it).
-  const canThread = env.crossOriginIsolated && env.sharedArrayBuffer;
   let variant = options.variant ?? 'auto';
   if (variant === 'auto') variant = canThread ? (env.relaxedSimd ? 'relaxed' : 'threaded') : 'single';
   else if (variant === 'relaxed' && canThread && !env.relaxedSimd) {
@@ -148,7 +151,8 @@ export function chooseEngine(options, env) {
       'using the threaded build');
   }
   if ((variant === 'threaded' || variant === 'relaxed') && !canThread) {
-    warnings.push(`the ${variant} build needs SharedArrayBuffer (a cross-origin-isolated page: ` +
+    warnings.push(noWorkers ? `the ${variant} build starts Workers for its threads, which cannot be started here; using the single-threaded build`
+      : `the ${variant} build needs SharedArrayBuffer (a cross-origin-isolated page: ` +
       'COOP same-origin + COEP require-corp); using the single-threaded build');
     variant = 'single';
   }

@@ -3,7 +3,8 @@
 // whole batch (a batch's sentences decode together, and a stream gives them in input order while
 // the engine sorts them by length). So the first sentences go alone or in small calls (1, then 2,
 // then 4 sentences), and the rest in calls of LARGE_CALL_SENTENCES sentences, each of which the
-// engine batches as translate() does.
+// engine batches as translate() does; on a threaded engine the first sentence alone, and the rest
+// in one call (streamSchedule).
 //
 // A call holds whole pieces of the texts, cut only where the engine's own sentence splitter
 // (core/src/text/sentence_splitter.cc) cuts too, so that every sentence is translated exactly as
@@ -15,12 +16,25 @@
 
 /** The sentences of the first call; each of the SMALL_CALLS small calls has twice as many as the one
  * before (1, 2, 4), every later one LARGE_CALL_SENTENCES, about one engine batch (4096 padded
- * tokens). In engine work (CPU time, 100 FLORES sentences) this costs nothing with one thread;
- * with two, small batches leave the second thread waiting (spinning): 1+2+4+93 sentences cost
- * about 15% more than one call of 100, calls of 32 about 35%, of 64 about 20%. */
+ * tokens). With one thread this costs nothing in engine work (CPU time, 100 FLORES sentences:
+ * within 2% of one call). */
 export const FIRST_CALL_SENTENCES = 1;
 export const SMALL_CALLS = 3;
 export const LARGE_CALL_SENTENCES = 64;
+
+/**
+ * The calls of a stream on an engine of `threads` threads: {first, small, large} for streamCalls.
+ * With more than one thread, the engine's thread pool meets at every matrix product, a fixed cost
+ * that only large batches amortize: a sentence alone costs about 14 times the CPU time it costs
+ * with one thread, and 1+2+4 sentences about a fifth of the whole request's time. So a threaded
+ * stream sends its first sentence alone and the rest in one call, which the engine batches as
+ * translate() does; its sentences still come one by one, as their rows of a batch end.
+ */
+export function streamSchedule(threads) {
+  if (threads > 1) return { first: FIRST_CALL_SENTENCES, small: 1, large: Infinity };
+  return { first: FIRST_CALL_SENTENCES, small: SMALL_CALLS, large: LARGE_CALL_SENTENCES };
+}
+
 // The engine's abbreviations (sentence_splitter.cc: abbreviations(); the tests check the two agree).
 export const ENGINE_ABBREVIATIONS = new Set([
   'Mr', 'Mrs', 'Ms', 'Dr', 'Prof', 'St', 'Sr', 'Jr', 'vs', 'etc', 'e.g', 'i.e', 'cf', 'approx', 'No',

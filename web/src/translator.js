@@ -1,5 +1,6 @@
-// The public Translator: loads a model, starts the engine in a Worker (engine-host.js), queues
-// translations (request-queue.js) and returns results with timings.
+// The public Translator: loads a model, starts the engine in a Worker (engine-host.js; where no
+// Worker can be started, a Service Worker, in this thread: in-thread-host.js), queues translations
+// (request-queue.js) and returns results with timings.
 import { detectEnvironment } from './environment.js';
 import { chooseEngine } from './select.js';
 import { checkCreateOptions, checkPairsOptions, checkSignal, checkTexts, checkScheduling, engineOptions } from './options.js';
@@ -8,10 +9,11 @@ import { loadModel } from './model-loader.js';
 import { isModelFolder, checkModelFolder, loadModelFolder } from './model-folder.js';
 import { variantFiles, compileWasm } from './wasm-files.js';
 import { EngineHost } from './engine-host.js';
+import { InThreadHost } from './in-thread-host.js';
 import { RequestQueue, abortReason } from './request-queue.js';
 import { ModelFormatError, SupersededError, TranslatorDisposedError, checkUnicode } from './errors.js';
 import { chunksOf } from './chunks.js';
-import { streamCalls, LARGE_CALL_SENTENCES } from './stream-schedule.js';
+import { streamCalls, streamSchedule } from './stream-schedule.js';
 import { joinTranslations } from './results.js';
 import { primeEnvironment } from './environment.js';
 
@@ -45,7 +47,6 @@ export class Translator {
     }
     await primeEnvironment();
     const env = detectEnvironment();
-    if (!env.worker) throw new Error('tformer-wasm needs Web Workers (or Node worker_threads)');
     const choice = chooseEngine(o, env);
     let files = variantFiles(choice.variant, o.wasmBase);
     if (o.signal?.aborted) throw abortReason(o.signal);
@@ -135,8 +136,9 @@ export class Translator {
     let translator = null;
     const early = [];  // fallbacks reported before the Translator exists
     const onFallback = (message) => (translator ? translator.fellBack(message) : early.push(message));
-    const host = new EngineHost({ glueUrl: files.glue, wasmModule, model: bytes, marian, secondMarian, threads: choice.threads, variant: choice.variant,
-      backend: choice.backend, backendReason: choice.backendReason, requestedBackend: choice.requestedBackend }, env.worker, { onFallback });
+    const start = { glueUrl: files.glue, wasmModule, model: bytes, marian, secondMarian, threads: choice.threads, variant: choice.variant,
+      backend: choice.backend, backendReason: choice.backendReason, requestedBackend: choice.requestedBackend };
+    const host = env.worker ? new EngineHost(start, env.worker, { onFallback }) : new InThreadHost(start, { onFallback });
     let abortStart;
     const aborted = new Promise((_, reject) => {
       abortStart = () => {
@@ -310,15 +312,17 @@ export class Translator {
 
   /**
    * @private A stream's engine work (stream-schedule.js): the first sentences in small calls, so
-   * that the first comes early, the rest in large ones; each call's sentences numbered on as
+   * that the first comes early, the rest in large ones (how small and how large depends on the
+   * engine's threads); each call's sentences numbered on as
    * sentences of the whole request, and each text's pieces joined as one call would give them.
    * A keyed stream keeps its calls small (KEYED_CALL_SENTENCES), as keyed requests keep their
    * chunks: a superseded one stops at the end of its call.
    */
   async streamWork(list, engine, { keyed, abandoned, onSentences }) {
     const withAlignment = engine.returnAlignment === true;
+    const schedule = streamSchedule(this.details.threads);
     const calls = streamCalls(list, this.details.model.sourceLanguage ?? undefined,
-      { large: keyed ? KEYED_CALL_SENTENCES : LARGE_CALL_SENTENCES });
+      keyed ? { ...schedule, large: KEYED_CALL_SENTENCES } : schedule);
     const out = { results: [], translateMs: 0, backend: this.details.backend, gpu: null };
     const parts = list.map(() => []);       // per text: the translations of its pieces
     const separators = list.map(() => []);  // per text: what follows each piece but the last

@@ -363,7 +363,8 @@ export interface TranslatorInfo {
   /** @deprecated The old name of `kernels` (the same value); kept for callers that read it. */
   engine: string;
   crossOriginIsolated: boolean;
-  worker: 'web-worker' | 'worker_threads';
+  /** Where the engine runs: a Worker, or (null) the calling thread, where none can be started (a Service Worker). */
+  worker: 'web-worker' | 'worker_threads' | null;
   /** Why something other than what was asked is used (backend, variant, threads, cache). */
   warnings: string[];
   model: ModelDescription;

@@ -9,11 +9,19 @@ export type { Availability, CreateMonitor, CreateMonitorCallback, TranslatorCrea
 
 export interface InstallOptions {
   /**
-   * Where the Translator's models are: a model registry's URL (registry.json, scripts/registry.mjs)
-   * or a registry as loadRegistry() gives it. Without one only the identity translation (the same
-   * language on both sides) is available.
+   * Where the Translator's models are:
+   * - a model catalogue in Firefox's format: its Remote Settings server's URL (the default is
+   *   Firefox's, FIREFOX_CATALOG). Every pair it has is an arc, direct or through English (as
+   *   Translator.create({ from, to, catalog }) of the package loads it);
+   * - a model registry of .tfm models: its URL (ending in .json; scripts/registry.mjs writes one)
+   *   or a registry as loadRegistry() gives it;
+   * - null: none; only the identity translation (the same language on both sides) is available.
    */
-  catalog?: string | URL | Registry;
+  catalog?: string | URL | Registry | null;
+  /** For a catalogue's pairs: where their files are kept, as CreateOptions.cache. */
+  cache?: boolean | string | Cache;
+  /** For a catalogue's pairs: which records count, as CreateOptions.channel. */
+  channel?: 'release' | 'beta' | 'nightly';
   /** Replace a Translator or LanguageDetector the environment already has. */
   force?: boolean;
   /** Where the package's dist/ is served, when not beside its src/. */

@@ -76,7 +76,10 @@ const std::set<std::string>& ignored() {
       "max-length", "max-length-crop", "max-length-factor", "beam-size", "normalize", "word-penalty",
       "mini-batch", "maxi-batch", "maxi-batch-sort", "relative-paths", "models", "vocabs", "workspace",
       "cpu-threads", "gemm-precision", "quiet", "quiet-translation", "alignment", "skip-cost",
-      "shortlist", "dim-vocabs"};
+      "shortlist", "dim-vocabs",
+      // Deprecated in Marian (cli_wrapper.cpp: DEPRECATED_OPTIONS) and unused, but still written
+      // into every model's special:model.yml (EncoderDecoder's model features): Firefox's models carry it.
+      "special-vocab"};
   return s;
 }
 

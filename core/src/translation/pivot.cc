@@ -43,26 +43,6 @@ Spans spans_of(const std::vector<std::string>& pieces) {
   return s;
 }
 
-// Where the paragraph's text puts each sentence: the separators between them (" " or line breaks)
-// as the first step's text has them.
-std::vector<std::string> separators(const Translation& t) {
-  std::vector<std::string> seps;
-  size_t at = 0;
-  for (size_t i = 0; i < t.sentences.size(); ++i) {
-    const std::string& s = t.sentences[i].hypotheses.at(0).text;
-    const size_t found = t.text.find(s, at);
-    if (i == 0) {
-      seps.push_back("");
-    } else if (found == std::string::npos) {
-      seps.push_back(" ");
-    } else {
-      seps.push_back(t.text.substr(at, found - at));
-    }
-    if (found != std::string::npos) at = found + s.size();
-  }
-  return seps;
-}
-
 }  // namespace
 
 std::vector<float> compose_alignments(const std::vector<float>& first, const std::vector<std::string>& first_target_pieces,
@@ -118,75 +98,190 @@ std::vector<float> compose_alignments(const std::vector<float>& first, const std
   return out;
 }
 
-void PivotTranslator::continue_with_second(std::vector<Translation>& translations, const TranslateOptions& options) {
-  TranslateOptions second = options;
-  second.split_sentences = false;  // each first-step sentence is one sentence of the second
-  second.max_input_chars = 0;      // the first step's output is no user input to bound
-  second.glossary = pivot_glossary(options.glossary);  // the terms the first step put in stay
-  if (options.html) {
-    // The first step's HTML, its markup placed, goes through the second as HTML.
-    second.split_sentences = options.split_sentences;
-    std::vector<std::string> texts;
-    for (const auto& t : translations) texts.push_back(t.text);
-    std::vector<Translation> out = second_.translate(texts, second);
-    for (size_t p = 0; p < out.size(); ++p) {
-      Translation& t = translations[p];
-      for (size_t i = 0; i < out[p].sentences.size(); ++i) {
-        auto& s = out[p].sentences[i];
-        if (out[p].sentences.size() != t.sentences.size()) {
-          s.alignment.clear();  // the second model split the HTML's text otherwise: no sentence to compose with
-          continue;
-        }
-        const auto& f = t.sentences[i];
-        if (options.return_alignment)
-          s.alignment = compose_alignments(f.alignment, f.target_pieces, f.source_tokens.size(), s.alignment,
-                                           s.source_pieces, s.target_pieces.size());
-        s.source = f.source;
-        s.source_tokens = f.source_tokens;
-        s.source_pieces = f.source_pieces;
+std::vector<Translation> PivotTranslator::translate(const std::vector<std::string>& texts, const TranslateOptions& options) {
+  const std::unique_ptr<PivotSession> session = begin(texts, options);
+  while (session->next() != PivotSession::Need::kDone) session->pending().compute_on_cpu();
+  return session->results();
+}
+
+std::unique_ptr<PivotSession> PivotTranslator::begin(const std::vector<std::string>& texts, const TranslateOptions& options,
+                                                     bool stream) {
+  return std::make_unique<PivotSession>(first_, second_, texts, options, stream);
+}
+
+PivotSession::PivotSession(Translator& first, Translator& second, const std::vector<std::string>& texts,
+                           const TranslateOptions& options, bool stream)
+    : second_(second), options_(options), second_options_(options), stream_(stream && !options.html), paragraphs_(texts.size()) {
+  TranslateOptions first_options = options;
+  first_options.nbest = 1;  // the second step's n best are the pair's
+  // Each first-step sentence is one sentence of the second; the first step's output is no user
+  // input to bound. HTML goes through the second step as HTML, split as the first split it.
+  second_options_.split_sentences = options.html && options.split_sentences;
+  second_options_.max_input_chars = 0;
+  second_options_.glossary = pivot_glossary(options.glossary);  // the terms the first step put in stay
+  out_index_.assign(paragraphs_, 0);
+  first_session_ = first.begin(texts, first_options);
+}
+
+PivotSession::~PivotSession() = default;
+
+PivotSession::Need PivotSession::next() {
+  for (;;) {
+    if (second_session_) {
+      const Need need = second_session_->next();
+      if (need != Need::kDone) return need;
+      if (options_.html) {
+        finish_html();
+      } else {
+        finish_second();
       }
-      t = std::move(out[p]);
+      continue;
     }
-    return;
-  }
-  // Every sentence of every text in one request: the second model batches them as a direct
-  // translation would.
-  std::vector<std::string> texts;
-  for (const auto& t : translations)
-    for (const auto& s : t.sentences) texts.push_back(s.hypotheses.at(0).text);
-  if (texts.empty()) return;
-  std::vector<Translation> out = second_.translate(texts, second);
-  size_t k = 0;
-  for (Translation& t : translations) {
-    const std::vector<std::string> seps = separators(t);
-    Translation result;
-    for (size_t i = 0; i < t.sentences.size(); ++i, ++k) {
-      const SentenceTranslation& f = t.sentences[i];
-      if (i) result.text += seps[i];
-      result.text += out[k].text;
-      // One sentence in, one out, unless the second model cut a long one into pieces.
-      for (auto& s : out[k].sentences) {
-        if (options.return_alignment && out[k].sentences.size() == 1)
-          s.alignment = compose_alignments(f.alignment, f.target_pieces, f.source_tokens.size(), s.alignment,
-                                           s.source_pieces, s.target_pieces.size());
-        else
-          s.alignment.clear();
-        s.source = f.source;
-        s.source_tokens = f.source_tokens;
-        s.source_pieces = f.source_pieces;
-        result.sentences.push_back(std::move(s));
+    if (first_need_) {
+      // The first model's request that was pending when the second model took over.
+      const Need need = *first_need_;
+      first_need_.reset();
+      return need;
+    }
+    if (first_done_) {
+      if (!waiting_.empty() && !options_.html) {
+        start_second();
+        continue;
       }
+      return Need::kDone;
     }
-    t = std::move(result);
+    const Need need = first_session_->next();
+    for (CompletedSentence& c : first_session_->take_completed()) {
+      waiting_.push_back(c.segment);
+      through_[c.segment].first = std::move(c);
+    }
+    if (need == Need::kDone) {
+      first_done_ = true;
+      if (options_.html) start_html();
+      continue;
+    }
+    if (stream_ && !waiting_.empty()) {
+      // A stream: the sentences the first model just ended go through the second one now; the
+      // first model's request waits until then.
+      first_need_ = need;
+      start_second();
+      continue;
+    }
+    return need;
   }
 }
 
-std::vector<Translation> PivotTranslator::translate(const std::vector<std::string>& texts, const TranslateOptions& options) {
-  TranslateOptions first = options;
-  first.nbest = 1;  // the second step's n best are the pair's
-  std::vector<Translation> out = first_.translate(texts, first);
-  continue_with_second(out, options);
+TranslationSession& PivotSession::pending() { return second_session_ ? *second_session_ : *first_session_; }
+
+std::vector<CompletedSentence> PivotSession::take_completed() {
+  std::vector<CompletedSentence> out;
+  out.swap(completed_);
   return out;
+}
+
+std::vector<Translation> PivotSession::results() const {
+  if (!first_done_ || second_session_ || first_need_ || (!waiting_.empty() && !options_.html))
+    throw Error::wrong_state(Phase::kResults, "cannot be had yet: the translation is not finished", {Phase::kNext});
+  if (options_.html) return html_;
+  // A text without sentences keeps what the first model made of it; the others are the second
+  // model's sentences, joined as the first model joined its own.
+  std::vector<Translation> out = first_session_->results();
+  std::vector<bool> rebuilt(out.size(), false);
+  for (const auto& [segment, t] : through_) {
+    Translation& paragraph = out.at(t.first.paragraph);
+    if (!rebuilt[t.first.paragraph]) {
+      paragraph = Translation{};
+      rebuilt[t.first.paragraph] = true;
+    }
+    if (t.first.index) paragraph.text += t.first.separator;
+    for (size_t k = 0; k < t.second.size(); ++k) {
+      if (k) paragraph.text += t.second[k].separator;
+      paragraph.text += t.second[k].sentence.hypotheses.at(0).text;
+      paragraph.sentences.push_back(t.second[k].sentence);
+    }
+  }
+  return out;
+}
+
+void PivotSession::start_second() {
+  // In input order, as the first model's results have them (the second model batches by length).
+  std::sort(waiting_.begin(), waiting_.end());
+  group_.swap(waiting_);
+  waiting_.clear();
+  std::vector<std::string> texts;
+  for (size_t segment : group_) texts.push_back(through_.at(segment).first.sentence.hypotheses.at(0).text);
+  second_session_ = second_.begin(texts, second_options_);
+}
+
+void PivotSession::finish_second() {
+  for (CompletedSentence& c : second_session_->take_completed()) through_.at(group_.at(c.paragraph)).second.push_back(std::move(c));
+  for (size_t segment : group_) {
+    Through& t = through_.at(segment);
+    std::sort(t.second.begin(), t.second.end(), [](const CompletedSentence& a, const CompletedSentence& b) { return a.index < b.index; });
+    const SentenceTranslation& f = t.first.sentence;
+    // One sentence in, one out, unless the second model cut a long one into pieces: then there is
+    // no one sentence to compose the alignment with.
+    for (CompletedSentence& piece : t.second) {
+      SentenceTranslation& s = piece.sentence;
+      if (options_.return_alignment && t.second.size() == 1)
+        s.alignment = compose_alignments(f.alignment, f.target_pieces, f.source_tokens.size(), s.alignment, s.source_pieces,
+                                         s.target_pieces.size());
+      else
+        s.alignment.clear();
+      s.source = f.source;
+      s.source_tokens = f.source_tokens;
+      s.source_pieces = f.source_pieces;
+    }
+    t.done = true;
+  }
+  group_.clear();
+  second_session_.reset();
+  hand_out();
+}
+
+void PivotSession::hand_out() {
+  for (auto it = through_.find(next_out_); it != through_.end() && it->second.done; it = through_.find(++next_out_)) {
+    const Through& t = it->second;
+    for (size_t k = 0; k < t.second.size(); ++k) {
+      CompletedSentence c = t.second[k];
+      c.segment = out_segments_++;
+      c.paragraph = t.first.paragraph;
+      c.index = out_index_.at(c.paragraph)++;
+      if (k == 0) c.separator = t.first.separator;
+      completed_.push_back(std::move(c));
+    }
+  }
+}
+
+void PivotSession::start_html() {
+  // The first step's HTML, its markup placed, goes through the second as HTML.
+  html_ = first_session_->results();
+  std::vector<std::string> texts;
+  for (const auto& t : html_) texts.push_back(t.text);
+  second_session_ = second_.begin(texts, second_options_);
+}
+
+void PivotSession::finish_html() {
+  std::vector<Translation> out = second_session_->results();
+  second_session_.reset();
+  for (size_t p = 0; p < out.size(); ++p) {
+    Translation& t = html_.at(p);
+    for (size_t i = 0; i < out[p].sentences.size(); ++i) {
+      auto& s = out[p].sentences[i];
+      if (out[p].sentences.size() != t.sentences.size()) {
+        s.alignment.clear();  // the second model split the HTML's text otherwise: no sentence to compose with
+        continue;
+      }
+      const auto& f = t.sentences[i];
+      if (options_.return_alignment)
+        s.alignment = compose_alignments(f.alignment, f.target_pieces, f.source_tokens.size(), s.alignment, s.source_pieces,
+                                         s.target_pieces.size());
+      s.source = f.source;
+      s.source_tokens = f.source_tokens;
+      s.source_pieces = f.source_pieces;
+    }
+    t = std::move(out[p]);
+  }
 }
 
 }  // namespace tformer

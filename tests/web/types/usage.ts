@@ -145,7 +145,11 @@ export async function detection(text: string): Promise<string> {
   // @ts-expect-error detect() takes a string
   await detector.detect(42);
   detector.destroy();
-  const { Translator: T, installed } = install({ catalog: '/registry.json', force: false });
+  const { Translator: T, installed } = install({ catalog: 'https://catalogue.example/v1', cache: 'my-models', channel: 'nightly', force: false });
+  install({ catalog: '/registry.json' });
+  install({ catalog: null });
+  // @ts-expect-error a channel Firefox does not have
+  install({ channel: 'aurora' });
   const t = await T.create({ sourceLanguage: 'de', targetLanguage: 'en', monitor: (m) => { m.ondownloadprogress = (e) => console.log(e.loaded); } });
   const chunks: ReadableStream<string> = t.translateStreaming(text);
   // @ts-expect-error targetLanguage is required

@@ -1,21 +1,83 @@
-// Where the standard Translator finds its models: the one function that knows the catalogue.
+// Where the standard Translator finds its models: the one file that knows the catalogues.
 //
-// Today the catalogue is the package's model registry (src/registry.js): a registry.json's URL,
-// or a registry as loadRegistry/parseRegistry give it. Each entry is one direction (from -> to)
-// that Translator.create({ model: entry }) loads, checked against its sha256. A catalogue of
-// other models (Firefox's, with pivots through English) plugs in here.
+// A language arc is what one Translator.create() of the package loads. Two sources give arcs:
+//   a model catalogue in Firefox's format (its Remote Settings server's URL; default Firefox's):
+//     every pair it can translate, directly or through English (src/catalog.js), each created as
+//     Translator.create({ from, to, catalog }) of the package: its files downloaded with one
+//     progress total, checked against the catalogue's sizes and hashes, kept in the cache;
+//   a model registry of .tfm models (registry.json's URL, or a registry object; src/registry.js):
+//     one arc per entry, created as Translator.create({ model: entry }), checked against its sha256.
 import { loadRegistry } from '../registry.js';
+import { catalogPairs, pairCached, FIREFOX_CATALOG } from '../catalog.js';
+import { DEFAULT_CACHE_NAME } from '../model-loader.js';
 import { canonicalTag } from './language-tags.js';
 
 /**
- * The language arcs of `catalog`: [{ sourceLanguage, targetLanguage, model }], canonical tags,
- * `model` what the package's Translator.create takes. No catalogue: no arcs.
+ * What `catalog` names: {kind: 'catalogue', server} (a Remote Settings server), {kind: 'registry',
+ * registry} (a registry's URL, which ends in .json, or a parsed registry), or null (no models).
+ * Undefined is Firefox's catalogue.
  */
-export async function catalogueArcs(catalog, { signal } = {}) {
-  if (catalog === undefined || catalog === null) return [];
-  const registry = typeof catalog === 'string' || catalog instanceof URL ? await loadRegistry(catalog, { signal }) : catalog;
-  if (!Array.isArray(registry?.models)) throw new TypeError('catalog must be a registry URL or a parsed registry ({models: [...]})');
-  return registry.models.filter((m) => !m.test).map((m) => ({
-    sourceLanguage: canonicalTag(m.from), targetLanguage: canonicalTag(m.to), model: m,
-  }));
+export function catalogueSource(catalog) {
+  if (catalog === undefined) return { kind: 'catalogue', server: FIREFOX_CATALOG };
+  if (catalog === null || catalog === false) return null;
+  if (typeof catalog === 'string' || catalog instanceof URL) {
+    const url = String(catalog);
+    return /\.json(?:[?#]|$)/i.test(url) ? { kind: 'registry', registry: url } : { kind: 'catalogue', server: url };
+  }
+  if (typeof catalog === 'object' && Array.isArray(catalog.models)) return { kind: 'registry', registry: catalog };
+  throw new TypeError('catalog must be a model catalogue\'s URL (a Remote Settings server in Firefox\'s format), ' +
+    'a model registry\'s URL (registry.json) or a parsed registry ({models: [...]}), or null for none');
+}
+
+// A tag of the catalogue as the API gives it, or null for one Intl cannot read.
+function tagOrNull(tag) {
+  try {
+    return canonicalTag(tag);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The language arcs of a source (catalogueSource): [{ sourceLanguage, targetLanguage, key, options,
+ * cached() }]: canonical tags; `key` names the arc's models; `options` is what the package's
+ * Translator.create takes for it (less wasmBase and onProgress); cached() resolves to whether its
+ * models are in this realm's cache (so that creating it downloads nothing).
+ * `settings`: {cache, channel, wasmBase, signal}, as the package's Translator.create takes them.
+ */
+export async function catalogueArcs(source, { cache, channel, wasmBase, signal } = {}) {
+  if (!source) return [];
+  if (source.kind === 'registry') {
+    const registry = typeof source.registry === 'object' ? source.registry : await loadRegistry(source.registry, { signal });
+    return registry.models.filter((m) => !m.test).map((m) => ({
+      sourceLanguage: canonicalTag(m.from),
+      targetLanguage: canonicalTag(m.to),
+      key: m.url,
+      options: { model: m },
+      async cached() {
+        const caches = globalThis.caches;
+        if (!m.url || !caches?.open) return false;
+        try {
+          return !!(await (await caches.open(DEFAULT_CACHE_NAME)).match(m.url));
+        } catch {
+          return false;  // no cache here (an opaque origin)
+        }
+      },
+    }));
+  }
+  const settings = { catalog: source.server, cache, channel, wasmBase };
+  const pairs = await catalogPairs({ ...settings, signal });
+  const arcs = [];
+  for (const p of pairs) {
+    const sourceLanguage = tagOrNull(p.from);
+    const targetLanguage = tagOrNull(p.to);
+    if (!sourceLanguage || !targetLanguage) continue;
+    const options = { from: p.from, to: p.to, catalog: source.server, ...(cache === undefined ? {} : { cache }),
+      ...(channel === undefined ? {} : { channel }) };
+    arcs.push({
+      sourceLanguage, targetLanguage, key: `${source.server} ${p.from}->${p.to}`, options,
+      cached: () => pairCached(p.from, p.to, settings).catch(() => false),
+    });
+  }
+  return arcs;
 }

@@ -115,7 +115,7 @@ export async function createModelObject(options, steps) {
         // The download goes on when create() is aborted (the spec does not cancel it: it pauses or
         // completes it), so that a later create() finds it done.
         const report = progressReporter(fire);
-        fire(0);
+        report(0, 1);
         try {
           await steps.download(canonical, report, signal);
         } catch (e) {

@@ -2,34 +2,38 @@
 // (webmachinelearning/translation-api, "The translator API"), on the package's own Translator
 // (src/translator.js) and the models of a catalogue (catalogue.js).
 //
-// A language arc is "available" once its model is in this realm's cache (the package keeps
-// verified downloads in the Cache API) or loaded, "downloading" while a create() downloads it,
+// A language arc is "available" once its models are in the cache (the package keeps verified
+// downloads: the Cache API in browsers, a folder in Node) or loaded in this realm, "downloading" while a create() downloads it,
 // "downloadable" otherwise. The identity arc (the same language on both sides) is always
 // "available" and gives its input back. Input usage and quota are in code points, the engine's
 // unit (its max_input_chars).
 import { Translator as EngineTranslator } from '../translator.js';
-import { DEFAULT_CACHE_NAME } from '../model-loader.js';
-import { catalogueArcs } from './catalogue.js';
+import { catalogueArcs, catalogueSource } from './catalogue.js';
 import { bestFit, canonicalTag } from './language-tags.js';
 import { createModelObject, Destroyable, domException, quotaExceededError } from './model-object.js';
 
 /** The engine's longest input, in code points (TranslateOptions::max_input_chars). */
 export const TRANSLATOR_INPUT_QUOTA = 100_000;
 
-// Per catalogue (per install()): its arcs (loaded once), the models being downloaded, and those
-// loaded in this realm.
+// Per catalogue (per install()): its arcs (read once), the arcs being downloaded, and those
+// loaded in this realm (by key).
 export class Catalogue {
-  constructor(catalog, { wasmBase } = {}) {
-    this.catalog = catalog;
+  /**
+   * @param catalog what install() was given (catalogue.js: catalogueSource)
+   * @param {{cache?: boolean|string|object, channel?: string, wasmBase?: string|URL}} settings
+   */
+  constructor(catalog, { cache, channel, wasmBase } = {}) {
+    this.source = catalogueSource(catalog);
+    this.settings = { cache, channel, wasmBase };
     this.wasmBase = wasmBase;
     this.arcs = null;
-    this.downloading = new Set();  // model urls
+    this.downloading = new Set();
     this.loaded = new Set();
   }
 
   async load(signal) {
     if (!this.arcs) {
-      this.arcs = catalogueArcs(this.catalog, { signal });
+      this.arcs = catalogueArcs(this.source, { ...this.settings, signal });
       this.arcs.catch(() => { this.arcs = null; });
     }
     return this.arcs;
@@ -44,16 +48,9 @@ export class Catalogue {
   }
 
   async availability(arc) {
-    const url = arc.model.url;
-    if (this.loaded.has(url)) return 'available';
-    if (this.downloading.has(url)) return 'downloading';
-    const caches = globalThis.caches;
-    if (url && caches?.open) {
-      try {
-        if (await (await caches.open(DEFAULT_CACHE_NAME)).match(url)) return 'available';
-      } catch { /* no cache here (opaque origin): downloadable */ }
-    }
-    return 'downloadable';
+    if (this.loaded.has(arc.key)) return 'available';
+    if (this.downloading.has(arc.key)) return 'downloading';
+    return (await arc.cached()) ? 'available' : 'downloadable';
   }
 }
 
@@ -95,20 +92,19 @@ export function translatorClass(catalogue) {
   // The package's Translator for an arc: its model downloaded (or read from the cache) and its
   // engine started. `onBytes(soFar, total)` follows the download.
   async function load(arc, onBytes) {
-    const url = arc.model.url;
-    catalogue.downloading.add(url);
+    catalogue.downloading.add(arc.key);
     try {
       const engine = await EngineTranslator.create({
-        model: arc.model,
+        ...arc.options,
         wasmBase: catalogue.wasmBase,
         onProgress(e) {
           if (e.phase === 'download' && e.total > 0) onBytes(Math.min(e.loaded, e.total), e.total);
         },
       });
-      catalogue.loaded.add(url);
+      catalogue.loaded.add(arc.key);
       return engine;
     } finally {
-      catalogue.downloading.delete(url);
+      catalogue.downloading.delete(arc.key);
     }
   }
 
@@ -134,7 +130,7 @@ export function translatorClass(catalogue) {
             o.sourceLanguage = arc.sourceLanguage;
             o.targetLanguage = arc.targetLanguage;
           }
-          return result.availability === 'available' && arc && !catalogue.loaded.has(arc.model.url) ? 'downloadable' : result.availability;
+          return result.availability === 'available' && arc && !catalogue.loaded.has(arc.key) ? 'downloadable' : result.availability;
         },
         unsupportedMessage: (o) => `no model translates ${o.sourceLanguage} to ${o.targetLanguage}`,
         async download(o, onBytes, signal) {

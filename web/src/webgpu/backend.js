@@ -78,7 +78,13 @@ export class WebGpuBackend {
     this.hidden = null;
     this.logits = null;
     this.best = null;
-    runtime.onLost = (info) => this.disable(new GpuDeviceLostError(`WebGPU device lost: ${info.message || info.reason}`));
+    // A runtime may serve several backends (the two models of a pair through English): its loss
+    // disables each.
+    const earlier = runtime.onLost;
+    runtime.onLost = (info) => {
+      earlier?.(info);
+      this.disable(new GpuDeviceLostError(`WebGPU device lost: ${info.message || info.reason}`));
+    };
   }
 
   // False once the GPU failed (or the backend was destroyed): requests then go to wasm.
