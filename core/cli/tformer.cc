@@ -40,6 +40,7 @@
 #include "tformer/pivot.h"
 #include "tformer/profile.h"
 #include "tformer/translator.h"
+#include "text/glossary_file.h"
 #include "util/printable.h"
 
 #ifndef TFORMER_VERSION
@@ -162,6 +163,11 @@ std::string usage() {
     "                            time, or a group of 2-4 tokens a third time, is not taken (default " + on_off(d.repetition_guard) + ")\n"
     "                            (--no-passthrough --no-repetition-guard: the model's own output, as\n"
     "                            its reference implementations give it)\n"
+    "  --glossary FILE           terms to translate your way, or to keep: a TSV file, one term a line,\n"
+    "                            source<TAB>target<TAB>flags (an empty target keeps the source as\n"
+    "                            it is; flag i: any case; # starts a comment). A term the model\n"
+    "                            translates otherwise is replaced where the alignment says it went;\n"
+    "                            it is put in as written, not inflected\n"
     "  --no-shortlist            score the whole vocabulary even when the model has a lexical\n"
     "                            shortlist (default: each sentence scores its shortlisted words)\n"
     "  --threads N               threads for the matrix products (default " + std::to_string(c.threads) + "; 1 to " +
@@ -196,6 +202,7 @@ struct Args {
   tformer::cli::CatalogSettings catalog;
   std::vector<std::string> vocabs, spms;
   std::string marian_config, weights = "keep";
+  std::string glossary;  // --glossary FILE, read into options.glossary once parsed
   int max_positions = 512;
   std::vector<std::string> positional;
   tformer::TranslateOptions options;
@@ -292,6 +299,7 @@ Args parse(int argc, char** argv) {
     else if (f == "--html") a.options.html = true;
     else if (f == "--html-translate-code") a.options.html_translate_code = true;
     else if (f == "--no-shortlist") a.options.shortlist = false;
+    else if (f == "--glossary") a.glossary = value();
     else if (f == "--passthrough") a.options.passthrough = true;
     else if (f == "--no-passthrough") a.options.passthrough = false;
     else if (f == "--repetition-guard") a.options.repetition_guard = true;
@@ -852,8 +860,9 @@ int cmd_bench(const Args& a) {
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
-  const Args a = parse(argc, argv);
+  Args a = parse(argc, argv);
   try {
+    if (!a.glossary.empty()) a.options.glossary = tformer::read_glossary_file(a.glossary);
     if (a.command == "translate") return cmd_translate(a);
     if (a.command == "info") return cmd_info(a);
     if (a.command == "convert") return cmd_convert(a);

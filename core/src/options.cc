@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "text/glossary.h"
 #include "tformer/error.h"
 
 namespace tformer {
@@ -34,14 +35,30 @@ void validate(const TranslateOptions& o) {
   if (o.max_batch_tokens < 1) bad("max batch tokens must be positive");
   if (o.max_sentence_tokens < 0)
     bad("max sentence tokens must be 0 (the model's limit) or positive (got " + std::to_string(o.max_sentence_tokens) + ")");
+  validate_glossary(o.glossary);
 }
 
 // A new field stops the native build (libstdc++, 64-bit) here until memory_fingerprint() has
 // been told whether it changes a translation.
 #if defined(__GLIBCXX__) && __SIZEOF_POINTER__ == 8
-static_assert(sizeof(TranslateOptions) == 64,
+static_assert(sizeof(TranslateOptions) == 88,
               "a new TranslateOptions field: add it to memory_fingerprint() if it changes a translation");
 #endif
+
+namespace {
+
+// Each entry's terms with their lengths (so that no two glossaries read the same) and its case rule.
+std::string glossary_fingerprint(const std::vector<GlossaryEntry>& glossary) {
+  std::string out;
+  for (const GlossaryEntry& e : glossary) {
+    out += std::to_string(e.source.size()) + ":" + e.source;
+    out += e.target ? std::to_string(e.target->size()) + ":" + *e.target : std::string("-");
+    out += e.case_sensitive ? "c;" : "i;";
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string memory_fingerprint(const TranslateOptions& o) {
   // %a: floats exactly, whatever the locale.
@@ -52,7 +69,8 @@ std::string memory_fingerprint(const TranslateOptions& o) {
          ";alignment=" + std::to_string(o.return_alignment) + ";split=" + std::to_string(o.split_sentences) +
          ";sentence_tokens=" + std::to_string(o.max_sentence_tokens) + ";passthrough=" + std::to_string(o.passthrough) +
          ";repetition_guard=" + std::to_string(o.repetition_guard) + ";html=" + std::to_string(o.html) +
-         ";html_code=" + std::to_string(o.html_translate_code) + ";shortlist=" + std::to_string(o.shortlist);
+         ";html_code=" + std::to_string(o.html_translate_code) + ";shortlist=" + std::to_string(o.shortlist) +
+         ";glossary=" + glossary_fingerprint(o.glossary);
 }
 
 void validate(const TranslatorConfig& c) {

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "glossary_option.h"
 #include "js_values.h"
 #include "tformer/error.h"
 
@@ -87,7 +88,7 @@ val value_of(const RequestOptions& o, const Field& field) {
 std::string key_list() {
   std::string list;
   for (const Key& k : kKeys) list += (list.empty() ? "" : ", ") + std::string(k.name);
-  return list;
+  return list + ", glossary";
 }
 
 // Every key at its default: the engine's own TranslateOptions.
@@ -95,6 +96,7 @@ val default_options() {
   const RequestOptions defaults;
   val o = val::object();
   for (const Key& k : kKeys) o.set(k.name, value_of(defaults, k.field));
+  o.set("glossary", val::array());
   return o;
 }
 
@@ -111,6 +113,10 @@ RequestOptions read_options(const val& options) {
   const size_t n = keys["length"].as<size_t>();
   for (size_t i = 0; i < n; ++i) {
     const std::string name = keys[i].as<std::string>();
+    if (name == "glossary") {  // not a number or flag: glossary_option.h reads it
+      if (!options[name].isUndefined()) o.glossary = read_glossary(options[name]);
+      continue;
+    }
     const Key* key = nullptr;
     for (const Key& k : kKeys)
       if (name == k.name) key = &k;

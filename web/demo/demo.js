@@ -6,6 +6,7 @@ import { Translator, FIREFOX_CATALOG, loadRegistry, withVariant, describeAdapter
 import { drawHeatmap } from './heatmap.js';
 import { renderMarkdown } from './markdown.js';
 import { setupOwnModel } from './own-model.js';
+import { setupGlossaryEditor } from './glossary-editor.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -49,9 +50,13 @@ export function labelPanes(from, to) {
     if (known(code)) element.lang = code;
     else element.removeAttribute('lang');
   }
+  glossary.setPair(from, to);  // each pair has its own terms
 }
 window.demoLabelPanes = labelPanes;
 const params = new URLSearchParams(location.search);
+// The glossary editor (glossary-editor.js): its terms go with every translation; editing them
+// translates the text again.
+const glossary = setupGlossaryEditor($('glossary'), { changed: () => requestTranslation() });
 // Numbers, emoji, URLs and unknown characters pass through, and decoding loops are stopped
 // (translate()'s passthrough and repetitionGuard, on by default); ?plain shows the model's own
 // output, as `tformer translate --no-passthrough --no-repetition-guard` gives it (the browser tests
@@ -331,7 +336,8 @@ function requestTranslation() {
   clearTimeout(debounce);
   if (!translator) return;
   const text = ui.source.value;
-  if (job && !job.ended && job.text === text && job.beam === beam() && job.translator === translator) return;  // already on it
+  if (job && !job.ended && job.text === text && job.beam === beam() && job.translator === translator &&
+      job.glossary === glossary.key()) return;  // already on it
   startJob(text);
 }
 
@@ -348,7 +354,8 @@ async function whenIdle() {
 }
 
 function startJob(text) {
-  const j = { text, beam: beam(), translator, controller: new AbortController(), stopped: false, ended: false, done: null };
+  const j = { text, beam: beam(), glossary: glossary.key(), translator, controller: new AbortController(), stopped: false, ended: false,
+    done: null };
   job = j;
   setState('translating');
   j.done = runJob(j).finally(() => {
@@ -395,7 +402,7 @@ async function runJob(j) {
   window.demoTranslations = (window.demoTranslations ?? 0) + 1;
   try {
     const stream = j.translator.translateStream(j.text, { key: SOURCE_KEY, supersede: true, alignment: true, beam: j.beam,
-      signal: j.controller.signal, passthrough: !PLAIN, repetitionGuard: !PLAIN });
+      signal: j.controller.signal, passthrough: !PLAIN, repetitionGuard: !PLAIN, glossary: JSON.parse(j.glossary) });
     for await (const s of stream) {
       sentences.push(s);
       text += s.separator + s.text;

@@ -6,11 +6,12 @@
 // a scope above the script's folder needs the Service-Worker-Allowed header (scripts/serve.mjs).
 const CACHE = 'tformer-demo-v11';
 const PRECACHE = [
-  './', 'demo.js', 'demo.css', 'heatmap.js', 'markdown.js', 'own-model.js', 'page.js', 'page-languages.js', 'page.css', 'favicon.svg', 'registry.json',
+  './', 'demo.js', 'demo.css', 'heatmap.js', 'markdown.js', 'own-model.js', 'glossary-editor.js', 'page.js', 'page-languages.js', 'page.css',
+  'favicon.svg', 'registry.json',
   '../src/index.js', '../src/errors.js', '../src/translator.js', '../src/environment.js', '../src/select.js', '../src/options.js',
   '../src/model-loader.js', '../src/model-folder.js', '../src/registry.js', '../src/wasm-files.js', '../src/engine-host.js',
   '../src/request-queue.js', '../src/worker.js', '../src/engine.js', '../src/alignment.js', '../src/catalog.js', '../src/results.js', '../src/run-session.js',
-  '../src/chunks.js', '../src/stream-schedule.js',
+  '../src/chunks.js', '../src/stream-schedule.js', '../src/glossary.js',
   '../src/detection.js', '../src/detectable-languages.js', '../src/polyfill.js', '../src/standard/catalogue.js',
   '../src/glue.js', '../src/in-thread-host.js', '../src/polyfill-service-worker.js', '../src/memory.js', '../src/page.js',
   '../src/standard/language-detector.js', '../src/standard/language-tags.js', '../src/standard/model-object.js',

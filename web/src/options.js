@@ -4,13 +4,14 @@
 // once, in C++ (tformer::TranslateOptions, read by the bindings' translate options).
 import { BACKENDS, VARIANTS, MAX_THREADS } from './select.js';
 import { memorySettings } from './memory.js';
+import { checkGlossary } from './glossary.js';
 
 const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant', 'onProgress', 'onFallback', 'cache', 'signal', 'wasmBase',
-  'from', 'to', 'catalog', 'channel', 'architecture', 'memory'];
+  'from', 'to', 'catalog', 'channel', 'architecture', 'memory', 'glossary'];
 const CATALOG_KEYS = ['catalog', 'channel', 'architecture', 'cache', 'signal', 'wasmBase'];
 const CHANNELS = ['release', 'beta', 'nightly'];
 const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'maxInputChars', 'maxSentenceTokens', 'passthrough',
-  'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'signal', 'key', 'supersede'];
+  'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'glossary', 'signal', 'key', 'supersede'];
 
 // The largest value of the engine's int options: the bound of the options the engine itself
 // limits no further.
@@ -119,6 +120,8 @@ export function checkCreateOptions(options) {
   checkCatalogOptions(what, o);
   checkSignal(what, o.signal);
   memorySettings(what, o.memory, describe);
+  // Every translate() of the translator uses it, unless the call gives its own.
+  if (o.glossary !== undefined) return { ...o, glossary: checkGlossary(what, o.glossary) };
   return o;
 }
 
@@ -160,6 +163,7 @@ const ENGINE_KEYS = {
   html: ['html', (what, v) => boolean(what, 'html', v)],
   htmlTranslateCode: ['htmlTranslateCode', (what, v) => boolean(what, 'htmlTranslateCode', v)],
   shortlist: ['shortlist', (what, v) => boolean(what, 'shortlist', v)],
+  glossary: ['glossary', (what, v) => checkGlossary(what, v)],
 };
 
 /**

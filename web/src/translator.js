@@ -208,14 +208,15 @@ export class Translator {
       },
       files,
     };
-    translator = new Translator(host, info, o.onFallback, engine.limits);
+    translator = new Translator(host, info, o.onFallback, engine.limits, o.glossary);
     for (const message of early) translator.fellBack(message);
     return translator;
   }
 
   /** @private use Translator.create */
-  constructor(host, info, onFallback, limits) {
+  constructor(host, info, onFallback, limits, glossary) {
     this.host = host;
+    this.glossary = glossary ?? null;  // create()'s, for the requests that give none
     this.limits = limits;  // the engine's (options.js checks against them)
     this.queue = new RequestQueue();
     this.disposed = false;
@@ -223,6 +224,11 @@ export class Translator {
     this.onFallback = onFallback ?? null;
     // The translation memory (create({ memory })), or null.
     this.memory = host.startMessage.memory ? new MemoryHandle(this) : null;
+  }
+
+  /** @private a request's engine options with create()'s glossary where the request gives none */
+  withGlossary(engine) {
+    return engine.glossary === undefined && this.glossary ? { ...engine, glossary: this.glossary } : engine;
   }
 
   /** @private the engine's GPU failed: wasm from now on (the translation in progress completes). */
@@ -257,7 +263,7 @@ export class Translator {
       checkUnicode(list);
       const signal = checkSignal('translate', options?.signal);
       const { key, supersede } = checkScheduling('translate', options);
-      const engine = engineOptions(options, this.limits);
+      const engine = this.withGlossary(engineOptions(options, this.limits));
       if (supersede) this.queue.supersede(key, new SupersededError(key));
       const run = async ({ queuedMs, enqueued, abandoned }) => {
         const { results, translateMs, backend, gpu, memoryHits } = await this.work(list, engine, { key, abandoned });
@@ -375,7 +381,7 @@ export class Translator {
       throw new TypeError("translateStream: option 'html' is not supported: a text's markup is placed once all its " +
         'sentences are done (use translate())');
     }
-    const engine = engineOptions(options, this.limits, 'translateStream');
+    const engine = this.withGlossary(engineOptions(options, this.limits, 'translateStream'));
     if (supersede) this.queue.supersede(key, new SupersededError(key));
     return this.stream(list, engine, signal, key);
   }

@@ -141,6 +141,8 @@ export interface CreateOptions {
    * Translator's lifetime; an object for its limits and to keep it in IndexedDB. See Translator.memory.
    */
   memory?: boolean | MemoryOptions;
+  /** The glossary of every translate() call that gives none of its own (see TranslateOptions.glossary). */
+  glossary?: GlossaryEntry[];
 }
 
 export interface MemoryOptions {
@@ -176,6 +178,19 @@ export interface TranslationMemory {
   save(): Promise<MemoryStats>;
   /** Empties it and removes its stored copy. */
   clear(): Promise<MemoryStats>;
+}
+
+/**
+ * A glossary term. Where `source` stands in a sentence as a whole word (or words), the translation
+ * says `target`; without a target the term is kept as the sentence writes it (do not translate).
+ */
+export interface GlossaryEntry {
+  /** The term in the source language: not empty, no whitespace at either end, no control characters. */
+  source: string;
+  /** The translation to use; left out: keep the source term as it is. */
+  target?: string;
+  /** Match `source` only as written (default true); false: in any case. */
+  caseSensitive?: boolean;
 }
 
 export interface TranslateOptions {
@@ -236,6 +251,15 @@ export interface TranslateOptions {
    * same words Bergamot chooses. `false` scores every word of the vocabulary (default true).
    */
   shortlist?: boolean;
+  /**
+   * Terms to translate your way, or to keep (default none; at most 10000). Matched on whole words,
+   * longest first. The model translates the whole sentence; where its translation does not already
+   * say a term's target, the target words its alignment gives the term are replaced by the target
+   * as written (not inflected), or, where no word aligns to it, the target goes after the word of
+   * the source word before it. With `html`, targets are text: "<" and "&" come out escaped.
+   * Overrides the glossary given to Translator.create.
+   */
+  glossary?: GlossaryEntry[];
   /** Cancels the request, whether queued or running. The promise rejects with the signal's reason. */
   signal?: AbortSignal;
   /**

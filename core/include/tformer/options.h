@@ -3,13 +3,28 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace tformer {
 
 // The most hypotheses a beam may keep (beam_size, and so nbest). Stated once: the engine checks it
 // and the npm package reads it from the engine (Module.limits()) to check options up front.
 constexpr int kMaxBeamSize = 64;
+
+// One term of a glossary (TranslateOptions::glossary): where `source` stands in a sentence as a
+// whole word (or words), the translation says `target`; without a target the term is kept as it
+// is written in the sentence (a do-not-translate term: brand names, product names, identifiers).
+struct GlossaryEntry {
+  std::string source;
+  std::optional<std::string> target;
+  bool case_sensitive = true;
+};
+
+// A glossary's bounds: so many entries at most, each source and target at most so many bytes.
+constexpr size_t kMaxGlossaryEntries = 10000;
+constexpr size_t kMaxGlossaryTermBytes = 1000;
 
 struct TranslateOptions {
   int beam_size = 1;              // 1 = greedy
@@ -50,6 +65,8 @@ struct TranslateOptions {
   // score each sentence's shortlisted target words only, as Bergamot does: the output projection
   // shrinks from the whole vocabulary to those rows. false: every word is scored.
   bool shortlist = true;
+  // Terms to translate the user's way, or to keep (core/src/text/glossary.h). Empty: none.
+  std::vector<GlossaryEntry> glossary;
 };
 
 // The most threads a translator's thread pool may have.

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "text/glossary.h"
+
 namespace tformer {
 namespace {
 
@@ -116,6 +118,7 @@ PivotSession::PivotSession(Translator& first, Translator& second, const std::vec
   // input to bound. HTML goes through the second step as HTML, split as the first split it.
   second_options_.split_sentences = options.html && options.split_sentences;
   second_options_.max_input_chars = 0;
+  second_options_.glossary = pivot_glossary(options.glossary);  // the terms the first step put in stay
   out_index_.assign(paragraphs_, 0);
   first_session_ = first.begin(texts, first_options);
 }

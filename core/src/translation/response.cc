@@ -76,7 +76,7 @@ std::vector<ByteRange> ResponseBuilder::target_ranges(const std::vector<int>& to
 }
 
 SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vector<SearchHypothesis>& hyps,
-                                              TranslationBytes* best) const {
+                                              TranslationBytes* best, const Glossary* glossary) const {
   SentenceTranslation s;
   s.source = segment.text;
   s.source_tokens = segment.source;
@@ -91,10 +91,17 @@ SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vecto
     for (int id : h.tokens)
       if (id != config_.eos_id) text_ids.push_back(id);
     const bool first = s.hypotheses.empty();
-    if (!segment.kept.spans.empty() || segment.kept.verbatim) {
+    const bool terms = glossary && !segment.terms.empty();
+    if (terms || !segment.kept.spans.empty() || segment.kept.verbatim) {
       AnnotatedSentence model = target_.decode_annotated(text_ids);
-      out.text = restore(segment.kept, segment.source_tokens, model, h.alignment, segment.source.size(),
-                         config_.source_bos ? 1 : 0, first ? &best_bytes.put_back : nullptr);
+      const size_t source_offset = config_.source_bos ? 1 : 0;
+      if (terms) {
+        const std::string& given = segment.kept.spans.empty() ? segment.text : segment.kept.text;
+        model = put_terms(*glossary, given, segment.terms, segment.source_tokens, model, h.alignment, segment.source.size(),
+                          source_offset);
+      }
+      out.text = restore(segment.kept, segment.source_tokens, model, h.alignment, segment.source.size(), source_offset,
+                         first ? &best_bytes.put_back : nullptr);
       if (first) {
         best_bytes.model = std::move(model);
         best_bytes.verbatim = segment.kept.verbatim;

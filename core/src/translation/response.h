@@ -10,6 +10,7 @@
 #include "decoding/search.h"
 #include "model/config.h"
 #include "text/annotated_text.h"
+#include "text/glossary.h"
 #include "text/passthrough.h"
 #include "tformer/translator.h"
 #include "translation/segmenter.h"
@@ -38,9 +39,10 @@ class ResponseBuilder {
 
   // The translation of one segment from its hypotheses, best first (at least one). Takes the best
   // hypothesis's alignment (moved out) when the segment asked for it.
-  // `best`, when given, gets where the best hypothesis's words came from.
+  // `best`, when given, gets where the best hypothesis's words came from. `glossary`: the one whose
+  // terms the segment holds (Segment::terms), put into each hypothesis first.
   SentenceTranslation sentence(const Segment& segment, std::vector<SearchHypothesis>& hypotheses,
-                               TranslationBytes* best = nullptr) const;
+                               TranslationBytes* best = nullptr, const Glossary* glossary = nullptr) const;
 
  private:
   // SentenceTranslation::source_ranges: the segment's tokens, BOS/EOS included, in bytes of its text.

@@ -22,7 +22,7 @@ size_t Segmenter::max_piece_tokens(const TranslateOptions& options) const {
 }
 
 void Segmenter::split(size_t p, const std::string& text, const TranslateOptions& options, std::vector<Segment>& out,
-                      const std::vector<SentenceSpan>* sentences) const {
+                      const std::vector<SentenceSpan>* sentences, const Glossary* glossary) const {
   require_valid_utf8(text, p);
   require_at_most_chars(text, options.max_input_chars, p);
   const ModelConfig& c = config_;
@@ -85,7 +85,10 @@ void Segmenter::split(size_t p, const std::string& text, const TranslateOptions&
         u.source.insert(u.source.end(), piece.begin(), piece.end());
         if (c.source_eos) u.source.push_back(c.eos_id);
         u.source_tokens.assign(encoded.tokens.begin() + long(at), encoded.tokens.begin() + long(until));
-        if (piece.size() == ids.size()) u.kept = kept;
+        if (piece.size() == ids.size()) {
+          u.kept = kept;
+          if (glossary && !kept.verbatim) u.terms = glossary->find(kept.spans.empty() ? sentence : kept.text);
+        }
         u.alignment = options.return_alignment;
         out.push_back(std::move(u));
       }

@@ -12,6 +12,7 @@
 
 #include "model/config.h"
 #include "text/annotated_text.h"
+#include "text/glossary.h"
 #include "text/passthrough.h"
 #include "text/sentence_splitter.h"
 #include "tformer/options.h"
@@ -32,6 +33,9 @@ struct Segment {
   std::vector<ByteRange> source_tokens;
   ProtectedSentence kept;          // options.passthrough: what was taken out of the source
   bool alignment = false;          // return the alignment (passthrough needs it either way)
+  // The glossary's terms in the sentence the model was given (kept.text when spans were taken
+  // out, else the sentence), put into the translation by the alignment (text/glossary.h).
+  std::vector<GlossaryMatch> terms;
 };
 
 class Segmenter {
@@ -49,8 +53,9 @@ class Segmenter {
   // with no tokens (control characters only) gives no segment.
   // `sentences`: where the text's sentences are (a text of one line), when the caller cut them
   // itself (HTML: on the text with its untranslated elements); otherwise they are cut here.
+  // `glossary`: the terms to find in each sentence (not in the pieces of a cut one).
   void split(size_t paragraph, const std::string& text, const TranslateOptions& options, std::vector<Segment>& out,
-             const std::vector<SentenceSpan>* sentences = nullptr) const;
+             const std::vector<SentenceSpan>* sentences = nullptr, const Glossary* glossary = nullptr) const;
 
  private:
   ModelConfig config_;

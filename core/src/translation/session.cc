@@ -14,8 +14,9 @@
 namespace tformer {
 namespace {
 
-// `spans`: some sentence of the batch had spans taken out (passthrough), which are put back by the
-// alignment, as html places its elements by it; other batches need it only when asked for.
+// `spans`: some sentence of the batch had spans taken out (passthrough) or glossary terms, which are
+// put back by the alignment, as html places its elements by it; other batches need it only when
+// asked for.
 SearchOptions search_options(const TranslateOptions& options, bool spans) {
   SearchOptions so;
   so.beam_size = options.beam_size;
@@ -32,12 +33,14 @@ TranslationSession::Impl::Impl(std::shared_ptr<LoadedModel> model, const std::ve
                                const TranslateOptions& options)
     : m_(std::move(model)), options_(options), paragraphs_(texts.size()), translation_memory_(m_->memory) {
   validate(options);
+  if (!options.glossary.empty()) glossary_.emplace(options.glossary);
+  const Glossary* glossary = glossary_ ? &*glossary_ : nullptr;
   if (options.html) {
     split_html(texts);
   } else {
     for (size_t p = 0; p < texts.size(); ++p) {
       const size_t first = segments_.size();
-      m_->segmenter->split(p, texts[p], options, segments_);
+      m_->segmenter->split(p, texts[p], options, segments_, nullptr, glossary);
       name_for_memory(first, texts[p]);
     }
     texts_ = texts;
@@ -114,7 +117,7 @@ TranslationSession::Need TranslationSession::Impl::next() {
       for (size_t u : batches_[batch_])
         shortlists.push_back(m_->shortlist->words(segments_[u].source.data(), segments_[u].source.size()));
     const bool spans = std::any_of(batches_[batch_].begin(), batches_[batch_].end(),
-                                   [&](size_t u) { return !segments_[u].kept.spans.empty(); });
+                                   [&](size_t u) { return !segments_[u].kept.spans.empty() || !segments_[u].terms.empty(); });
     search_.emplace(m_->model->decoder(), m_->config, *memory_, std::move(max_lengths), search_options(options_, spans),
                     search_rules(m_->config, options_.repetition_guard, std::move(shortlists)));
     memory_.reset();  // the decoder keeps the keys and values it needs
@@ -167,7 +170,8 @@ void TranslationSession::Impl::split_html(const std::vector<std::string>& texts)
       const std::string text = html_model_text(b.text);
       const std::vector<SentenceSpan> sentences = html_sentences(b, text);
       const size_t first = segments_.size();
-      m_->segmenter->split(blocks++, text, options_, segments_, options_.split_sentences ? &sentences : nullptr);
+      m_->segmenter->split(blocks++, text, options_, segments_, options_.split_sentences ? &sentences : nullptr,
+                           glossary_ ? &*glossary_ : nullptr);
       name_for_memory(first, text);
     }
   }
@@ -297,7 +301,8 @@ void TranslationSession::Impl::compute_on_cpu() {
 void TranslationSession::Impl::collect() {
   for (auto& [s, hyps] : search_->take_finished()) {
     const size_t u = batches_[batch_][s];
-    done_[u] = m_->responses->sentence(segments_[u], hyps, options_.html ? &target_bytes_[u] : nullptr);
+    done_[u] = m_->responses->sentence(segments_[u], hyps, options_.html ? &target_bytes_[u] : nullptr,
+                                       glossary_ ? &*glossary_ : nullptr);
     if (translation_memory_) translation_memory_->put(keys_[u], encode_entry(done_[u], options_.html ? &target_bytes_[u] : nullptr));
     // HTML hands out nothing: a text's markup is placed once all its blocks are done (and its
     // segments count blocks, not texts).

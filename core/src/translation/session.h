@@ -23,6 +23,7 @@
 #include "tformer/translator.h"
 #include "transformer/encoder.h"
 #include "html/html.h"
+#include "text/glossary.h"
 #include "translation/loaded_model.h"
 #include "translation/response.h"
 #include "translation/segmenter.h"
@@ -93,6 +94,7 @@ class TranslationSession::Impl {
   std::shared_ptr<TranslationMemory> translation_memory_;  // or none
   std::vector<std::string> keys_;  // per segment, with a memory: its key there
   size_t memory_hits_ = 0;
+  std::optional<Glossary> glossary_;  // options.glossary, ready to match; none when it is empty
 };
 
 }  // namespace tformer

@@ -4,7 +4,7 @@ import {
   Translator, loadRegistry, findModels, withVariant, ModelLoadError, ModelFormatError, ModelTooLargeError, InvalidTextError,
   TranslationError, SupersededError, TranslatorDisposedError, chunksOf, CHUNK_CHARS, paragraphAlignment, decideBackend, AUTO_MIN_PROJECTION,
   FIREFOX_CATALOG,
-  type Translation, type ModelVariant, type TranslatorInfo, type ProgressEvent, type FallbackEvent,
+  type Translation, type GlossaryEntry, type ModelVariant, type TranslatorInfo, type ProgressEvent, type FallbackEvent,
 } from 'tformer-wasm';
 
 export async function example(): Promise<string> {
@@ -52,6 +52,15 @@ export async function example(): Promise<string> {
   for await (const s of t.translateStream('Hallo Welt.', { alignment: true, key: 'source' })) collected.push(s);
   const drawn: Float32Array = paragraphAlignment(collected).weights;
   console.log(drawn.length);
+  // Glossaries: per request, or for every request of a translator.
+  const terms: GlossaryEntry[] = [{ source: 'Haus', target: 'building' }, { source: 'tformer' }, { source: 'berlin', caseSensitive: false }];
+  const termed: string = (await t.translate('Das Haus.', { glossary: terms })).text;
+  const withTerms = await Translator.create({ model: 'models/tiny.deen/model.tfm', glossary: terms });
+  console.log(termed, withTerms.info.variant);
+  // @ts-expect-error: a term has a source
+  await t.translate('x', { glossary: [{ target: 'y' }] });
+  // @ts-expect-error: the glossary is a list of terms, not a map
+  await t.translate('x', { glossary: { Haus: 'building' } });
   // @ts-expect-error: supersede says whether, the key says which
   await t.translate('x', { supersede: 'source' });
   // @ts-expect-error: a stream is iterated, not awaited as a Translation
