@@ -50,6 +50,10 @@ struct TranslateOptions {
   // score each sentence's shortlisted target words only, as Bergamot does: the output projection
   // shrinks from the whole vocabulary to those rows. false: every word is scored.
   bool shortlist = true;
+  // Each sentence's best translation gets a confidence per word and a score
+  // (SentenceTranslation::confidence, tformer/confidence.h). It does not change the translation.
+  // With html the words' bytes are those of the sentence's plain translation, not of the HTML.
+  bool confidence = false;
 };
 
 // The most threads a translator's thread pool may have.

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tformer/confidence.h"
 #include "tformer/error.h"
 #include "tformer/model_plan.h"
 #include "tformer/options.h"
@@ -34,6 +35,9 @@ struct SentenceTranslation {
   // (the model's alignment head where its metadata names one, else the mean of the last decoder
   // layer's heads); empty unless requested.
   std::vector<float> alignment;
+  // The best hypothesis's word confidence and sentence score; empty unless requested
+  // (TranslateOptions::confidence).
+  SentenceConfidence confidence;
 };
 
 struct Translation {

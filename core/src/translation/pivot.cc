@@ -181,6 +181,7 @@ void PivotTranslator::continue_with_second(std::vector<Translation>& translation
 std::vector<Translation> PivotTranslator::translate(const std::vector<std::string>& texts, const TranslateOptions& options) {
   TranslateOptions first = options;
   first.nbest = 1;  // the second step's n best are the pair's
+  first.confidence = false;  // and so is its confidence: the words are the second step's
   std::vector<Translation> out = first_.translate(texts, first);
   continue_with_second(out, options);
   return out;

@@ -2,6 +2,7 @@
 
 #include "text/passthrough.h"
 #include "text/tokenizer.h"
+#include "translation/confidence.h"
 
 namespace tformer {
 
@@ -18,6 +19,11 @@ SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vecto
   s.source = segment.text;
   s.source_tokens = segment.source;
   for (int id : segment.source) s.source_pieces.push_back(source_.piece(id));
+  // Word confidence (the search kept the log-probabilities) places words by the best hypothesis's
+  // bytes too.
+  TranslationBytes for_confidence;
+  const bool confidence = !hyps.at(0).log_probs.empty();
+  if (!best && confidence) best = &for_confidence;
   for (SearchHypothesis& h : hyps) {
     Hypothesis out;
     out.tokens = h.tokens;
@@ -44,6 +50,7 @@ SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vecto
   }
   for (int id : s.hypotheses.at(0).tokens) s.target_pieces.push_back(target_.piece(id));
   if (segment.alignment) s.alignment = std::move(hyps.at(0).alignment);
+  if (confidence) s.confidence = sentence_confidence(s.target_pieces, hyps.at(0).log_probs, *best, s.hypotheses.at(0).text);
   return s;
 }
 

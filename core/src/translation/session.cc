@@ -22,6 +22,7 @@ SearchOptions search_options(const TranslateOptions& options, bool spans) {
   so.length_penalty = options.length_penalty;
   // passthrough places spans by it, html places elements by it
   so.alignment = options.return_alignment || spans || options.html;
+  so.log_probs = options.confidence;
   return so;
 }
 
