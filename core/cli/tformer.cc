@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog_client.h"
+#include "confidence_json.h"
 #include "input.h"
 #include "marian_folder.h"
 #include "readable_json.h"
@@ -128,6 +129,14 @@ std::string usage() {
     "                            gives one empty hypothesis.\n"
     "  --scores                  prefix each translation with its score and a tab: the sum over its\n"
     "                            sentences of log-probability / length^penalty (higher is better)\n"
+    "  --confidence              write one JSON object per line instead of its translation: the\n"
+    "                            text, and per sentence its text, its score (the mean log-probability\n"
+    "                            of its tokens) and its words with their confidence (the mean\n"
+    "                            probability of their tokens) and their UTF-8 byte offsets in the\n"
+    "                            sentence's text, the log-probability of each token (EOS last) and\n"
+    "                            the tokens of each word: {\"text\", \"sentences\": [{\"text\",\n"
+    "                            \"score\", \"logProbs\", \"words\": [{\"text\", \"start\", \"end\",\n"
+    "                            \"confidence\", \"tokens\": [first, last)}]}]}\n"
     "  --length-penalty X        rank hypotheses by log-probability / length^X; 0 favours short\n"
     "                            output (default " + number(d.length_penalty) + "; 0 to 10)\n"
     "  --max-length N            at most N target tokens per sentence (default 0: about twice the\n"
@@ -266,6 +275,7 @@ Args parse(int argc, char** argv) {
     else if (f == "--max-chars") a.options.max_input_chars = size_t(to_int_at_least(f, value(), 0));
     else if (f == "--max-sentence-tokens") a.options.max_sentence_tokens = to_int_at_least(f, value(), 0);
     else if (f == "--scores") a.scores = true;
+    else if (f == "--confidence") a.options.confidence = true;
     else if (f == "--all") a.all_languages = true;
     else if (f == "--profile") a.profile = true;
     else if (f == "--no-split") a.options.split_sentences = false;
@@ -298,6 +308,8 @@ Args parse(int argc, char** argv) {
   if (a.profile && a.command != "bench") usage_error("--profile is an option of bench only");
   if (a.all_languages && a.command != "detect") usage_error("--all is an option of detect only");
   // The HTML of a line is built from its best translation only.
+  if (a.options.confidence && (a.options.nbest > 1 || a.scores))
+    usage_error("--confidence cannot be used with --nbest or --scores (its JSON has the best translation and its score)");
   if (a.options.html && a.options.nbest > 1) usage_error("--nbest cannot be used with --html (the HTML is built from the best translation)");
   return a;
 }
@@ -472,7 +484,9 @@ std::string nth_text(const tformer::Translation& t, size_t n, float* score) {
 }
 
 void write_translation(const Args& a, size_t index, const tformer::Translation& t) {
-  if (a.options.nbest > 1) {
+  if (a.options.confidence) {
+    std::cout << tformer::cli::confidence_json(t).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+  } else if (a.options.nbest > 1) {
     // A line without sentences (empty, blank) has one hypothesis, the empty one.
     const int n_hyps = t.sentences.empty() ? 1 : a.options.nbest;
     for (int n = 0; n < n_hyps; ++n) {
