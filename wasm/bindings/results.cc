@@ -1,5 +1,6 @@
 #include "results.h"
 
+#include "confidence.h"
 #include "js_values.h"
 
 namespace tformer::wasm {
@@ -19,6 +20,7 @@ val to_js(const SentenceTranslation& s, const RequestOptions& o) {
       {"score", when(o.return_scores, val(best.score))},
       {"alignment", when(o.return_alignment, float_array(s.alignment))},
       {"nbest", when(o.nbest > 1, array_of(s.hypotheses, hypothesis))},
+      {"confidence", o.confidence ? confidence_to_js(s) : val::undefined()},
   });
 }
 

@@ -1,7 +1,8 @@
 // The engine's results as the low-level API returns them (the npm package adds its own fields on
 // top: web/src/results.js). Per sentence: source, text, sourceTokens, sourcePieces, tokens,
 // targetPieces; `score` with returnScores, the flat [target x source] `alignment` with
-// returnAlignment, `nbest` ({text, tokens, score} best first) with nbest > 1. Per input text:
+// returnAlignment, `nbest` ({text, tokens, score} best first) with nbest > 1, `confidence`
+// ({score, words}: confidence.h) with confidence. Per input text:
 // {text, sentences}.
 #pragma once
 

@@ -9,7 +9,7 @@ const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant',
 const CATALOG_KEYS = ['catalog', 'channel', 'architecture', 'cache', 'signal', 'wasmBase'];
 const CHANNELS = ['release', 'beta', 'nightly'];
 const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'maxInputChars', 'maxSentenceTokens', 'passthrough',
-  'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'signal', 'key', 'supersede'];
+  'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'confidence', 'signal', 'key', 'supersede'];
 
 // The largest value of the engine's int options: the bound of the options the engine itself
 // limits no further.
@@ -158,6 +158,7 @@ const ENGINE_KEYS = {
   html: ['html', (what, v) => boolean(what, 'html', v)],
   htmlTranslateCode: ['htmlTranslateCode', (what, v) => boolean(what, 'htmlTranslateCode', v)],
   shortlist: ['shortlist', (what, v) => boolean(what, 'shortlist', v)],
+  confidence: ['confidence', (what, v) => boolean(what, 'confidence', v)],
 };
 
 /**

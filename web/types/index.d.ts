@@ -195,6 +195,12 @@ export interface TranslateOptions {
    * same words Bergamot chooses. `false` scores every word of the vocabulary (default true).
    */
   shortlist?: boolean;
+  /**
+   * Each sentence gets `confidence`: a score and the confidence of each of its words, from the
+   * decoder's probabilities (default false). It does not change the translation. With `html`,
+   * the words' positions are in the sentence's plain `text`, not in the HTML.
+   */
+  confidence?: boolean;
   /** Cancels the request, whether queued or running. The promise rejects with the signal's reason. */
   signal?: AbortSignal;
   /**
@@ -237,6 +243,24 @@ export interface StreamedSentence extends SentenceTranslation {
   separator: string;
 }
 
+/** One word of a sentence's translation: tokens that SentencePiece joins without a space. */
+export interface WordConfidence {
+  text: string;
+  /** Where the word is in its sentence's `text` (JS string indices, end excluded). */
+  start: number;
+  end: number;
+  /** The mean probability of the word's tokens, in (0, 1]. */
+  confidence: number;
+}
+
+/** With `confidence: true`: how sure the decoder was of a sentence's best translation. */
+export interface SentenceConfidence {
+  /** The mean log-probability of its tokens, end-of-sentence included (0 is certain). */
+  score: number;
+  /** Its words in order (none where the sentence was copied as it was). */
+  words: WordConfidence[];
+}
+
 export interface SentenceTranslation {
   /** The sentence as split from the input. */
   source: string;
@@ -251,6 +275,8 @@ export interface SentenceTranslation {
   alignment?: Alignment;
   /** With nbest > 1: the best hypotheses, best first. */
   nbest?: Hypothesis[];
+  /** With `confidence: true`: the sentence's score and its words' confidence. */
+  confidence?: SentenceConfidence;
 }
 
 export interface Timings {
