@@ -6,7 +6,7 @@
 On a golden fixture (the plain model, as the PyTorch reference decodes): each line's text is the
 reference's translation, its score the reference's summed log-probability over its length, one
 log-probability per reference token; each word's start and end are UTF-8 byte offsets of its text
-in its sentence, its confidence the mean probability of its tokens. With the shipped de->en model
+in its sentence, its confidence the product of its tokens' probabilities. With the shipped de->en model
 (when present): several sentences in a line, non-ASCII text, HTML. An empty line, and the options
 --confidence cannot go with. Prints "N passed, N failed"; exits 1 on a failure."""
 import json
@@ -35,8 +35,8 @@ def run(model, lines, *options):
 
 
 def words_hold(row, where):
-    """Each word's bytes in its sentence are its text; its confidence is its tokens' mean
-    probability, in (0, 1]; words are in order, EOS (the last token) in none; the score is the mean
+    """Each word's bytes in its sentence are its text; its confidence is the product of its
+    tokens' probabilities, in (0, 1]; words are in order, EOS (the last token) in none; the score is the mean
     of the log-probabilities."""
     for s in row["sentences"]:
         text = s["text"].encode()
@@ -52,9 +52,9 @@ def words_hold(row, where):
             first, last = w["tokens"]
             if not (0 <= first < last < len(lp)):
                 return f"{where}: word {w} has tokens outside [0, {len(lp) - 1})"
-            mean = sum(math.exp(x) for x in lp[first:last]) / (last - first)
-            if not (0 < w["confidence"] <= 1) or abs(w["confidence"] - mean) > 1e-5:
-                return f"{where}: word {w} has confidence {w['confidence']}, its tokens' mean probability is {mean}"
+            product = math.exp(sum(lp[first:last]))
+            if not (0 < w["confidence"] <= 1) or abs(w["confidence"] - product) > 1e-5:
+                return f"{where}: word {w} has confidence {w['confidence']}, its tokens' probability is {product}"
             after = w["end"]
     return None
 

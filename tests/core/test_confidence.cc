@@ -30,7 +30,8 @@ bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; 
 
 // What must hold of any sentence's confidence: one log-probability per token, a score that is
 // their mean, words in order within the text, none empty or edged with spaces, each with its own
-// tokens (in order, none shared) and a confidence in (0, 1] that is their mean probability.
+// tokens (in order, none shared) and a confidence in (0, 1] that is their probability (the
+// product of theirs).
 void check_invariants(const SentenceTranslation& s) {
   const SentenceConfidence& c = s.confidence;
   const std::string& text = s.hypotheses.at(0).text;
@@ -53,9 +54,9 @@ void check_invariants(const SentenceTranslation& s) {
     CHECK(w.tokens >= 1);
     REQUIRE(w.first_token + w.tokens < c.log_probs.size());  // EOS, the last, is no word's
     CHECK((s.target_pieces[w.first_token].rfind(kWordStart, 0) == 0 || w.first_token == 0));
-    double p = 0;
-    for (size_t t = w.first_token; t < w.first_token + w.tokens; ++t) p += std::exp(double(c.log_probs[t]));
-    CHECK(w.confidence == Approx(p / double(w.tokens)).margin(1e-6));
+    double p = 1;
+    for (size_t t = w.first_token; t < w.first_token + w.tokens; ++t) p *= std::exp(double(c.log_probs[t]));
+    CHECK(w.confidence == Approx(p).margin(1e-6));
     CHECK(w.confidence > 0.f);
     CHECK(w.confidence <= 1.f);
     after = w.end;
@@ -81,10 +82,10 @@ TEST_CASE("confidence: words at SentencePiece's word boundaries, on the translat
   CHECK(c.words[0].end == 6);  // "Hello,"
   CHECK(c.words[0].first_token == 0);
   CHECK(c.words[0].tokens == 2);
-  CHECK(c.words[0].confidence == Approx((std::exp(-0.1) + std::exp(-0.2)) / 2));
+  CHECK(c.words[0].confidence == Approx(std::exp(-0.1) * std::exp(-0.2)));
   CHECK(c.words[1].begin == 7);  // "world!", without the space before it
   CHECK(c.words[1].end == 13);
-  CHECK(c.words[1].confidence == Approx((std::exp(-1.5) + std::exp(-0.05)) / 2));
+  CHECK(c.words[1].confidence == Approx(std::exp(-1.5) * std::exp(-0.05)));
 
   SECTION("a span passthrough put back before a word belongs to no word") {
     // "Preis: Euro" became "Preis: 42 Euro": " 42" went in before " Euro" (position 6).

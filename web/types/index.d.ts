@@ -249,7 +249,7 @@ export interface WordConfidence {
   /** Where the word is in its sentence's `text` (JS string indices, end excluded). */
   start: number;
   end: number;
-  /** The mean probability of the word's tokens, in (0, 1]. */
+  /** The probability the model gave the word (the product of its tokens'), in (0, 1]. */
   confidence: number;
 }
 

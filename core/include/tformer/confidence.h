@@ -6,8 +6,11 @@
 // begins with "▁" (or the sentence's first token) starts one; the tokens after it up to the next
 // such token belong to it ("▁Hallo" "," is the word "Hallo,"). EOS is no word's.
 //
-// Measures (docs/BENCHMARKS.md, "Word confidence", compares them against sentence chrF on FLORES):
-// - a word's confidence is the mean probability of its tokens, in (0, 1];
+// Measures (docs/BENCHMARKS.md, "Word confidence", compares them with others on FLORES):
+// - a word's confidence is the probability the model gave the word: the product of its tokens'
+//   probabilities (each given the ones before), in (0, 1]. Of the word measures compared (its
+//   tokens' mean, minimum, first, product), it tells best which words are missing from the
+//   reference translation;
 // - a sentence's score is the mean log-probability of its tokens, EOS included (Bergamot's
 //   "log-prob average" quality estimate; 0 is certain, lower is less sure).
 // Through a pivot (tformer/pivot.h) they are the second model's, whose words the translation has.
@@ -24,7 +27,7 @@ struct WordConfidence {
   // range; a span put back between words belongs to none.
   size_t begin = 0, end = 0;
   size_t first_token = 0, tokens = 0;  // its tokens: SentenceConfidence::log_probs[first_token, +tokens)
-  float confidence = 0.f;              // mean probability of its tokens
+  float confidence = 0.f;              // the product of its tokens' probabilities
 };
 
 struct SentenceConfidence {

@@ -39,9 +39,9 @@ SentenceConfidence sentence_confidence(const std::vector<std::string>& pieces, c
     WordConfidence w;
     w.first_token = first;
     w.tokens = last - first;
-    double probability = 0;
-    for (size_t t = first; t < last; ++t) probability += std::exp(double(log_probs[t]));
-    w.confidence = float(probability / double(w.tokens));
+    double log_probability = 0;
+    for (size_t t = first; t < last; ++t) log_probability += double(log_probs[t]);
+    w.confidence = float(std::exp(log_probability));
     // The model's bytes [b, e) in the translation: a span passthrough put back at b lies before
     // the word, one put back inside it is inside its range.
     w.begin = bytes.in_translation(b);

@@ -1,7 +1,7 @@
 // Word confidence from the log-probabilities of a sentence's best hypothesis
 // (TranslateOptions::confidence; the measures are stated in tformer/confidence.h): its tokens
 // grouped into words at SentencePiece's word boundaries, each word placed on the bytes of the
-// translation its tokens became.
+// translation its tokens became, with the probability the model gave it.
 #pragma once
 
 #include <string>
