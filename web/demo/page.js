@@ -9,6 +9,7 @@
 // model is the one from its language into the other, and, as a browser's page translation does,
 // the page's <html lang> says the language it is in: the translation's, then the original's again.
 import { Translator, loadRegistry } from '../src/index.js';
+import { markUnsure, clearMarks, setupToggle } from './confidence-marks.js';
 
 // One request takes the waiting blocks up to this many, or this many characters of markup.
 const BATCH_BLOCKS = 32;
@@ -143,7 +144,8 @@ async function pump(t, current) {
       state.requests.push(batch.length);
       let results;
       try {
-        results = await t.translate(batch.map((b) => originals.get(b)), { html: true, repetitionGuard: true, signal: current.controller.signal });
+        results = await t.translate(batch.map((b) => originals.get(b)), { html: true, repetitionGuard: true, confidence: true,
+          signal: current.controller.signal });
       } catch (e) {
         if (e?.name === 'AbortError' || round !== current) return;
         state.error = e.message;
@@ -151,7 +153,10 @@ async function pump(t, current) {
         return;
       }
       if (round !== current) return;
-      batch.forEach((b, i) => { b.innerHTML = results[i].text; });
+      batch.forEach((b, i) => {
+        b.innerHTML = results[i].text;
+        markUnsure(b, results[i].sentences);
+      });
       state.translated += batch.length;
       if (state.translated === state.blocks) {
         state.mode = 'translated';
@@ -177,6 +182,7 @@ function showOriginal() {
     current.observer.disconnect();
     current.controller.abort();
   }
+  clearMarks();
   for (const [block, html] of originals ?? []) block.innerHTML = html;
   originals = null;
   document.documentElement.lang = articleLanguage();
@@ -190,3 +196,4 @@ ui.translate.addEventListener('click', translatePage);
 ui.language.addEventListener('change', () => showArticle(ui.language.value));
 if (params.get('article') === 'en') showArticle('en');
 ui.original.addEventListener('click', showOriginal);
+setupToggle($('confidence'), $('confidence-legend'));
