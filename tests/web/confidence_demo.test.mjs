@@ -2,8 +2,8 @@
 // in the demo's output are those the native CLI (`--confidence`, the same model file) gives a
 // confidence under the demos' threshold; the marks are highlights over the text (the output keeps
 // no element: model output never becomes markup); the toggle shows them with their legend. In the
-// page demo, the translated blocks get marks inside the article, and "Show original" takes them
-// away with the translation. Screenshots go to build-web/screenshots/ (git-ignored).
+// page demo, the translated blocks get marks on whole words of the article (never on what stays
+// untranslated), and "Show original" takes them away with the translation. Screenshots go to build-web/screenshots/ (git-ignored).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -109,7 +109,7 @@ test('demo: the words marked are those under the threshold; the toggle shows the
     await context.close();
   });
 
-test('page demo: translated blocks get marks; Show original takes them away',
+test('page demo: the translated blocks get marks on whole words; Show original takes them away',
   { skip: problems.join('; ') || false, timeout: 600_000 }, async () => {
     const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
     const page = await context.newPage();
@@ -119,14 +119,29 @@ test('page demo: translated blocks get marks; Show original takes them away',
     await page.check('#confidence');
     assert.equal(await page.isVisible('#confidence-legend'), true);
     await page.click('#translate');
+    // The blocks in view first; then scrolled through, so that every block is translated.
     await page.waitForFunction(() => window.pageDemo.translated > 0 && window.pageDemo.waiting === 0, null, { timeout: 300_000 });
-    const got = await marks(page, '#article');
-    assert.ok(got.length > 0, 'some words of the translated blocks are marked');
-    for (const w of got) assert.match(w, /\S/);
-    // Marks only on translated text, never on what stays as it was.
-    const inKept = await page.evaluate((name) => [...CSS.highlights.get(name)].filter((r) =>
-      r.startContainer.parentElement?.closest('[translate="no"], code, pre')).length, HIGHLIGHT);
-    assert.equal(inKept, 0);
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    for (let y = 0; y <= height; y += 400) {
+      await page.evaluate((top) => window.scrollTo(0, top), y);
+      await page.waitForTimeout(50);
+    }
+    await page.waitForFunction(() => window.pageDemo.mode === 'translated' || window.pageDemo.error, null, { timeout: 300_000 });
+    assert.equal(await page.evaluate(() => window.pageDemo.error), null);
+    // The article has words the model is unsure of (the native CLI gives 3 under the threshold; in
+    // such places a rounding of another kernel library may pick another word, so the words
+    // themselves are the demo test's to compare). Each mark is a whole word of a translated block,
+    // none on what stays as it was.
+    const got = await page.evaluate((name) => [...CSS.highlights.get(name)].map((r) => {
+      const block = r.startContainer.parentElement.closest('#article *');
+      const text = r.startContainer.data ?? '';
+      const before = r.startContainer === r.endContainer ? text[r.startOffset - 1] ?? ' ' : ' ';
+      const after = r.startContainer === r.endContainer ? text[r.endOffset] ?? ' ' : ' ';
+      return { word: r.toString(), kept: !!r.startContainer.parentElement.closest('[translate="no"], code, pre'), inArticle: !!block,
+        bounded: /[\s\p{P}]/u.test(before) && /[\s\p{P}]/u.test(after) };
+    }), HIGHLIGHT);
+    assert.ok(got.length > 0, 'some words are marked');
+    for (const m of got) assert.deepEqual({ ...m, word: undefined }, { word: undefined, kept: false, inArticle: true, bounded: true }, m.word);
     await page.screenshot({ path: path.join(screenshots, 'page-unsure-words.png') });
     await page.click('#original');
     assert.deepEqual(await marks(page, '#article'), []);
