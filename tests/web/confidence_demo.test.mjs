@@ -88,9 +88,10 @@ test('demo: the words marked are those under the threshold; the toggle shows the
     assert.equal(await page.evaluate(() => document.getElementById('output').children.length), 0);
 
     // The toggle: off at first, the legend hidden; on, the marks are drawn and the legend says what they mean.
-    assert.equal(await page.isChecked('#confidence'), false);
+    assert.equal(await page.getAttribute('#confidence', 'aria-pressed'), 'false');
     assert.equal(await page.isVisible('#confidence-legend'), false);
-    await page.check('#confidence');
+    await page.click('#confidence');
+    assert.equal(await page.getAttribute('#confidence', 'aria-pressed'), 'true');
     assert.equal(await page.evaluate(() => document.body.classList.contains('show-unsure')), true);
     assert.equal(await page.isVisible('#confidence-legend'), true);
     assert.match(await page.textContent('#confidence-legend'), new RegExp(`under ${UNSURE_BELOW * 100}%`));
@@ -103,7 +104,7 @@ test('demo: the words marked are those under the threshold; the toggle shows the
     });
     assert.match(style, /underline/);
     await page.screenshot({ path: path.join(screenshots, 'demo-unsure-words.png') });
-    await page.uncheck('#confidence');
+    await page.click('#confidence');
     assert.equal(await page.isVisible('#confidence-legend'), false);
     assert.deepEqual(failures, []);
     await context.close();
@@ -116,7 +117,7 @@ test('page demo: the translated blocks get marks on whole words; Show original t
     const failures = watch(page);
     await page.goto(new URL('page.html', server.url).href);
     await page.waitForFunction(() => window.pageDemo);
-    await page.check('#confidence');
+    await page.click('#confidence');
     assert.equal(await page.isVisible('#confidence-legend'), true);
     await page.click('#translate');
     // The blocks in view first; then scrolled through, so that every block is translated.

@@ -123,17 +123,22 @@ export function clearMarks(root) {
 }
 
 /**
- * A toggle (a checkbox) that shows or hides the marks (the highlight stays registered; the
- * style sheet draws it only while `body` has the class `show-unsure`), and its legend.
+ * A toggle button (aria-pressed) that shows or hides the marks (the highlight stays registered;
+ * the style sheet draws it only while `body` has the class `show-unsure`), and its legend. A
+ * button rather than a checkbox: the page demo gives back its page byte for byte, and a browser
+ * may write attributes onto form inputs (Chromium's screenshots do).
  */
-export function setupToggle(checkbox, legend) {
+export function setupToggle(button, legend) {
   if (legend) legend.textContent = LEGEND;
-  const apply = () => {
-    document.body.classList.toggle('show-unsure', checkbox.checked);
-    if (legend) legend.hidden = !checkbox.checked;
+  const apply = (on) => {
+    button.setAttribute('aria-pressed', String(on));
+    document.body.classList.toggle('show-unsure', on);
+    if (legend) legend.hidden = !on;
   };
-  checkbox.disabled = !supported();
-  if (!supported()) checkbox.title = 'This browser cannot mark words (no CSS Custom Highlight API)';
-  checkbox.addEventListener('change', apply);
-  apply();
+  if (!supported()) {
+    button.disabled = true;
+    button.title = 'This browser cannot mark words (no CSS Custom Highlight API)';
+  }
+  button.addEventListener('click', () => apply(button.getAttribute('aria-pressed') !== 'true'));
+  apply(false);
 }
