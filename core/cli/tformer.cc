@@ -31,6 +31,7 @@
 
 #include "alignment_json.h"
 #include "catalog_client.h"
+#include "confidence_json.h"
 #include "input.h"
 #include "marian_folder.h"
 #include "memory_file.h"
@@ -141,6 +142,14 @@ std::string usage() {
     "                            the input line and in the translation, each token's bytes, pieces\n"
     "                            and score, and the alignment [target x source tokens]\n"
     "                            (not with --html or --nbest)\n"
+    "  --confidence              write one JSON object per line instead of its translation: the\n"
+    "                            text, and per sentence its text, its score (the mean log-probability\n"
+    "                            of its tokens) and its words with their confidence (the product\n"
+    "                            of their tokens' probabilities) and their UTF-8 byte offsets in the\n"
+    "                            sentence's text, the log-probability of each token (EOS last) and\n"
+    "                            the tokens of each word: {\"text\", \"sentences\": [{\"text\",\n"
+    "                            \"score\", \"logProbs\", \"words\": [{\"text\", \"start\", \"end\",\n"
+    "                            \"confidence\", \"tokens\": [first, last)}]}]}\n"
     "  --length-penalty X        rank hypotheses by log-probability / length^X; 0 favours short\n"
     "                            output (default " + number(d.length_penalty) + "; 0 to 10)\n"
     "  --max-length N            at most N target tokens per sentence (default 0: about twice the\n"
@@ -291,6 +300,7 @@ Args parse(int argc, char** argv) {
     else if (f == "--max-sentence-tokens") a.options.max_sentence_tokens = to_int_at_least(f, value(), 0);
     else if (f == "--scores") a.scores = true;
     else if (f == "--alignment") a.alignment = a.options.return_alignment = true;
+    else if (f == "--confidence") a.options.confidence = true;
     else if (f == "--all") a.all_languages = true;
     else if (f == "--memory") a.memory = true;
     else if (f == "--no-memory") a.memory = false;
@@ -327,7 +337,11 @@ Args parse(int argc, char** argv) {
   if (a.all_languages && a.command != "detect") usage_error("--all is an option of detect only");
   if (a.memory && a.command != "translate") usage_error("--memory is an option of translate only");
   // The HTML of a line is built from its best translation only.
+  if (a.options.confidence && (a.options.nbest > 1 || a.scores))
+    usage_error("--confidence cannot be used with --nbest or --scores (its JSON has the best translation and its score)");
   if (a.options.html && a.options.nbest > 1) usage_error("--nbest cannot be used with --html (the HTML is built from the best translation)");
+  if (a.alignment && a.options.confidence)
+    usage_error("--alignment and --confidence cannot be used together (each writes its own JSON line)");
   if (a.alignment && (a.options.html || a.options.nbest > 1))
     usage_error("--alignment cannot be used with --html or --nbest (it gives the best translation's byte ranges in plain text)");
   return a;
@@ -506,6 +520,8 @@ void write_translation(const Args& a, size_t index, const tformer::Translation& 
   if (a.alignment) {
     // Pieces may be bytes of a character SentencePiece split: replaced, not refused.
     std::cout << tformer::cli::alignment_json(t).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else if (a.options.confidence) {
+    std::cout << tformer::cli::confidence_json(t).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
   } else if (a.options.nbest > 1) {
     // A line without sentences (empty, blank) has one hypothesis, the empty one.
     const int n_hyps = t.sentences.empty() ? 1 : a.options.nbest;

@@ -1,5 +1,6 @@
 #include "results.h"
 
+#include "confidence.h"
 #include "js_values.h"
 #include "utf16_ranges.h"
 
@@ -22,6 +23,7 @@ val to_js(const SentenceTranslation& s, const RequestOptions& o) {
       {"sourceRanges", when(o.return_alignment, Utf16Offsets(s.source).ranges(s.source_ranges))},
       {"targetRanges", when(o.return_alignment, Utf16Offsets(best.text).ranges(s.target_ranges))},
       {"nbest", when(o.nbest > 1, array_of(s.hypotheses, hypothesis))},
+      {"confidence", o.confidence ? confidence_to_js(s) : val::undefined()},
   });
 }
 

@@ -3,10 +3,10 @@
 // targetPieces; `score` with returnScores; with returnAlignment the flat [target x source]
 // `alignment` and, per source and target token, the [begin, end) of `source` and `text` it stands
 // for (sourceRanges, targetRanges; string indices, utf16_ranges.h); `nbest` ({text, tokens,
-// score} best first) with nbest > 1. Per input text: {text, sentences} and, with returnAlignment
-// (not in HTML mode), each sentence's and each token's range within the whole input and
-// translation: sourceSentences, targetSentences, sourceRanges, targetRanges (all sentences'
-// tokens in order).
+// score} best first) with nbest > 1; `confidence` ({score, words}: confidence.h) with confidence.
+// Per input text: {text, sentences} and, with returnAlignment (not in HTML mode), each sentence's
+// and each token's range within the whole input and translation: sourceSentences,
+// targetSentences, sourceRanges, targetRanges (all sentences' tokens in order).
 #pragma once
 
 #include <emscripten/val.h>

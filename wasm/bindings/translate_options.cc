@@ -40,6 +40,7 @@ const Key kKeys[] = {
     {"html", &RequestOptions::html},
     {"htmlTranslateCode", &RequestOptions::html_translate_code},
     {"shortlist", &RequestOptions::shortlist},
+    {"confidence", &RequestOptions::confidence},
 };
 
 [[noreturn]] void refuse(const char* key, const char* must, const val& got) {

@@ -4,7 +4,7 @@
 // fields in camelCase, with two renamed (beam, returnAlignment) and one of the bindings' own:
 //   {beam, nbest, lengthPenalty, maxLengthRatio, maxLengthOffset, maxLength, returnAlignment,
 //    returnScores, splitSentences, maxBatchTokens, maxInputChars, maxSentenceTokens, passthrough,
-//    repetitionGuard, html, htmlTranslateCode, shortlist, glossary}
+//    repetitionGuard, html, htmlTranslateCode, shortlist, glossary, confidence}
 // glossary: [{source, target?, caseSensitive?}] (glossary_option.h).
 // returnScores (default true): results carry each hypothesis' score.
 //   Module.defaultOptions(): that object with every key at its default.

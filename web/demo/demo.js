@@ -7,6 +7,7 @@ import { drawHeatmap } from './heatmap.js';
 import { renderMarkdown } from './markdown.js';
 import { setupOwnModel } from './own-model.js';
 import { setupGlossaryEditor } from './glossary-editor.js';
+import { markUnsure, setupToggle } from './confidence-marks.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -402,12 +403,13 @@ async function runJob(j) {
   window.demoTranslations = (window.demoTranslations ?? 0) + 1;
   try {
     const stream = j.translator.translateStream(j.text, { key: SOURCE_KEY, supersede: true, alignment: true, beam: j.beam,
-      signal: j.controller.signal, passthrough: !PLAIN, repetitionGuard: !PLAIN, glossary: JSON.parse(j.glossary) });
+      signal: j.controller.signal, passthrough: !PLAIN, repetitionGuard: !PLAIN, glossary: JSON.parse(j.glossary), confidence: true });
     for await (const s of stream) {
       sentences.push(s);
       text += s.separator + s.text;
       if (!current()) continue;
       ui.output.textContent = text;
+      markUnsure(ui.output, sentences);
       ui.copy.disabled = false;
       j.showWork?.();
     }
@@ -429,6 +431,7 @@ async function runJob(j) {
   showError('');
   delete ui.output.dataset.failed;
   ui.output.textContent = text;
+  markUnsure(ui.output, sentences);
   ui.copy.disabled = text === '';
   ui.output.dataset.source = j.text;
   ui.output.dataset.backend = backend;
@@ -612,6 +615,7 @@ function wireControls() {
   ui.stop.addEventListener('click', stopWork);
   ui.copy.addEventListener('click', copyOutput);
   ui.clear.addEventListener('click', clearSource);
+  setupToggle($('confidence'), $('confidence-legend'));
   setupOwnModel($('own-model'), { load: selectModel, info: () => translator?.info ?? null, labelPanes });
   ui.about.addEventListener('toggle', () => current().catalog || showCard(variantOf(current())));
   ui.source.addEventListener('input', () => {

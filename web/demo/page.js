@@ -21,10 +21,11 @@
 import { Translator as PackageTranslator, translatePage } from '../src/index.js';
 import { catalogueArcs, catalogueSource } from '../src/standard/catalogue.js';
 import { installStandardApis, detectLanguageOf, blockLanguages, catalogueTargets, targetLanguages, languageName } from './page-languages.js';
+import { markUnsure, clearMarks, setupToggle } from './confidence-marks.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = { translate: $('translate'), original: $('original'), status: $('status'), article: $('article'), language: $('article-language'),
-  view: $('view'), target: $('target-language'), detected: $('detected') };
+  view: $('view'), target: $('target-language'), detected: $('detected'), confidence: $('confidence') };
 const params = new URLSearchParams(location.search);
 const articles = { de: ui.article.innerHTML, en: $('article-en').innerHTML };
 // The catalogue (?catalog=URL: Firefox's format or a registry), and the browser's own APIs replaced
@@ -140,12 +141,16 @@ async function translateArticle() {
   document.documentElement.lang = to;
   ui.translate.hidden = true;
   ui.original.hidden = false;
+  // Word confidence while the toolbar's toggle is on (a request that asks for it is computed, not
+  // answered by the translation memory: the memory keeps no log-probabilities).
+  const confidence = !standardApi && ui.confidence.getAttribute('aria-pressed') === 'true';
   const started = performance.now();
   const current = translatePage(ui.article, {
     translator: t,
     view: ui.view.value,
     skip: (block) => foreign.has(block),
-    translateOptions: standardApi ? {} : { repetitionGuard: true },
+    translateOptions: standardApi ? {} : { repetitionGuard: true, confidence },
+    onBlock: ({ element, result }) => { if (confidence) markUnsure(element, result.sentences); },
     onProgress: (p) => {
       if (round !== current) return;
       Object.assign(state, { translated: p.translated, waiting: p.waiting, requests: p.requests, sentences: p.sentences,
@@ -172,6 +177,7 @@ async function translateArticle() {
 function showOriginal() {
   round?.restore();
   round = null;
+  clearMarks();
   document.documentElement.lang = articleLanguage();
   Object.assign(state, { mode: 'original', translated: 0, waiting: 0 });
   ui.original.hidden = true;
@@ -188,3 +194,4 @@ ui.view.addEventListener('change', () => {
 ui.original.addEventListener('click', showOriginal);
 if (params.get('article') === 'en') showArticle('en');
 else readLanguages();
+setupToggle(ui.confidence, $('confidence-legend'));

@@ -4,10 +4,10 @@
 // tformer-wasm keeps them in the Cache API itself, checked against their sha256.
 // Registered with scope /web/ (the page, the package's Worker in ../src and the wasm in ../dist);
 // a scope above the script's folder needs the Service-Worker-Allowed header (scripts/serve.mjs).
-const CACHE = 'tformer-demo-v11';
+const CACHE = 'tformer-demo-v12';
 const PRECACHE = [
-  './', 'demo.js', 'demo.css', 'heatmap.js', 'markdown.js', 'own-model.js', 'glossary-editor.js', 'page.js', 'page-languages.js', 'page.css',
-  'favicon.svg', 'registry.json',
+  './', 'demo.js', 'demo.css', 'heatmap.js', 'markdown.js', 'own-model.js', 'glossary-editor.js', 'confidence-marks.js', 'page.js',
+  'page-languages.js', 'page.css', 'favicon.svg', 'registry.json',
   '../src/index.js', '../src/errors.js', '../src/translator.js', '../src/environment.js', '../src/select.js', '../src/options.js',
   '../src/model-loader.js', '../src/model-folder.js', '../src/registry.js', '../src/wasm-files.js', '../src/engine-host.js',
   '../src/request-queue.js', '../src/worker.js', '../src/engine.js', '../src/alignment.js', '../src/catalog.js', '../src/results.js', '../src/run-session.js',

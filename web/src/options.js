@@ -11,7 +11,7 @@ const CREATE_KEYS = ['model', 'sha256', 'size', 'threads', 'backend', 'variant',
 const CATALOG_KEYS = ['catalog', 'channel', 'architecture', 'cache', 'signal', 'wasmBase'];
 const CHANNELS = ['release', 'beta', 'nightly'];
 const TRANSLATE_KEYS = ['beam', 'maxLength', 'nbest', 'alignment', 'splitSentences', 'maxInputChars', 'maxSentenceTokens', 'passthrough',
-  'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'glossary', 'signal', 'key', 'supersede'];
+  'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'glossary', 'confidence', 'signal', 'key', 'supersede'];
 
 // The largest value of the engine's int options: the bound of the options the engine itself
 // limits no further.
@@ -164,6 +164,7 @@ const ENGINE_KEYS = {
   htmlTranslateCode: ['htmlTranslateCode', (what, v) => boolean(what, 'htmlTranslateCode', v)],
   shortlist: ['shortlist', (what, v) => boolean(what, 'shortlist', v)],
   glossary: ['glossary', (what, v) => checkGlossary(what, v)],
+  confidence: ['confidence', (what, v) => boolean(what, 'confidence', v)],
 };
 
 /**

@@ -60,12 +60,12 @@ function checkPageOptions(root, options) {
     throw new TypeError(`${what}: root must be an element of a document`);
   }
   if (typeof options !== 'object' || options === null) throw new TypeError(`${what}: options with a 'translator' are required`);
-  const known = ['translator', 'view', 'hover', 'lazy', 'blocks', 'skip', 'translateOptions', 'onProgress', 'signal'];
+  const known = ['translator', 'view', 'hover', 'lazy', 'blocks', 'skip', 'translateOptions', 'onProgress', 'onBlock', 'signal'];
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) throw new TypeError(`${what}: unknown option '${key}' (known: ${known.join(', ')})`);
   }
   const { translator, view = 'translation', hover = true, lazy = true, blocks = PAGE_BLOCKS, skip = null, translateOptions = {},
-    onProgress = null, signal } = options;
+    onProgress = null, onBlock = null, signal } = options;
   if (typeof translator?.translate !== 'function') throw new TypeError(`${what}: option 'translator' must be a Translator`);
   if (!PAGE_VIEWS.includes(view)) throw new TypeError(`${what}: option 'view' must be one of ${PAGE_VIEWS.join(', ')} (got ${String(view)})`);
   if (typeof hover !== 'boolean') throw new TypeError(`${what}: option 'hover' must be true or false`);
@@ -77,7 +77,8 @@ function checkPageOptions(root, options) {
     if (key in translateOptions) throw new TypeError(`${what}: translateOptions.${key} is set by translatePage`);
   }
   if (onProgress !== null && typeof onProgress !== 'function') throw new TypeError(`${what}: option 'onProgress' must be a function`);
-  return { translator, view, hover, lazy, blocks, skip, translateOptions, onProgress, signal };
+  if (onBlock !== null && typeof onBlock !== 'function') throw new TypeError(`${what}: option 'onBlock' must be a function`);
+  return { translator, view, hover, lazy, blocks, skip, translateOptions, onProgress, onBlock, signal };
 }
 
 class PageTranslation {
@@ -204,6 +205,7 @@ class PageTranslation {
           this.state.sentences += results[i].sentences.length;
           b.translation = this.parse(b, results[i].text);
           this.render(b);
+          if (b.translation) this.call(this.o.onBlock, { element: b.element, result: results[i] });
         });
         this.state.translated += batch.length;
         this.report();
@@ -216,8 +218,12 @@ class PageTranslation {
   }
 
   report() {
+    this.call(this.o.onProgress, this.progress);
+  }
+
+  call(callback, value) {
     try {
-      this.o.onProgress?.(this.progress);
+      callback?.(value);
     } catch (e) {
       console.error(e);  // a throwing callback must not stop the page's translation
     }

@@ -1,6 +1,6 @@
 // The package's results (types/index.d.ts: Translation) from the engine's. The engine's result
 // objects (wasm/bindings/results.cc, to_js: per sentence source, text, tokens, score, pieces, alignment,
-// nbest) are the package's: their fields are the bindings' alone and are not copied here. The
+// nbest, confidence) are the package's: their fields are the bindings' alone and are not copied here. The
 // package adds what its own API has on top of them:
 // - per sentence with `alignment`: the weights with the pieces they align and the range of the
 //   sentence's `source` and `text` each piece stands for, ready to draw ({sourcePieces,

@@ -260,6 +260,12 @@ export interface TranslateOptions {
    * Overrides the glossary given to Translator.create.
    */
   glossary?: GlossaryEntry[];
+  /**
+   * Each sentence gets `confidence`: a score and the confidence of each of its words, from the
+   * decoder's probabilities (default false). It does not change the translation. With `html`,
+   * the words' positions are in the sentence's plain `text`, not in the HTML.
+   */
+  confidence?: boolean;
   /** Cancels the request, whether queued or running. The promise rejects with the signal's reason. */
   signal?: AbortSignal;
   /**
@@ -329,6 +335,24 @@ export interface StreamedSentence extends SentenceTranslation {
   separator: string;
 }
 
+/** One word of a sentence's translation: tokens that SentencePiece joins without a space. */
+export interface WordConfidence {
+  text: string;
+  /** Where the word is in its sentence's `text` (JS string indices, end excluded). */
+  start: number;
+  end: number;
+  /** The probability the model gave the word (the product of its tokens'), in (0, 1]. */
+  confidence: number;
+}
+
+/** With `confidence: true`: how sure the decoder was of a sentence's best translation. */
+export interface SentenceConfidence {
+  /** The mean log-probability of its tokens, end-of-sentence included (0 is certain). */
+  score: number;
+  /** Its words in order (none where the sentence was copied as it was). */
+  words: WordConfidence[];
+}
+
 export interface SentenceTranslation {
   /** The sentence as split from the input. */
   source: string;
@@ -343,6 +367,8 @@ export interface SentenceTranslation {
   alignment?: Alignment;
   /** With nbest > 1: the best hypotheses, best first. */
   nbest?: Hypothesis[];
+  /** With `confidence: true`: the sentence's score and its words' confidence. */
+  confidence?: SentenceConfidence;
 }
 
 export interface Timings {
@@ -559,6 +585,8 @@ export interface TranslatePageOptions {
   translateOptions?: Omit<TranslateOptions, 'html' | 'signal' | 'key' | 'supersede'>;
   /** After each request's blocks are shown. */
   onProgress?: (progress: PageProgress) => void;
+  /** After a block's translation is shown: the block and its translate() result (with the package's Translator; a standard one gives {text}). */
+  onBlock?: (block: { element: Element; result: Translation | { text: string; sentences: [] } }) => void;
   /** Aborting it restores the page (restore()). */
   signal?: AbortSignal;
 }

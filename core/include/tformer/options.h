@@ -67,6 +67,10 @@ struct TranslateOptions {
   bool shortlist = true;
   // Terms to translate the user's way, or to keep (core/src/text/glossary.h). Empty: none.
   std::vector<GlossaryEntry> glossary;
+  // Each sentence's best translation gets a confidence per word and a score
+  // (SentenceTranslation::confidence, tformer/confidence.h). It does not change the translation.
+  // With html the words' bytes are those of the sentence's plain translation, not of the HTML.
+  bool confidence = false;
 };
 
 // The most threads a translator's thread pool may have.

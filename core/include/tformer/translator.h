@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tformer/annotated_text.h"
+#include "tformer/confidence.h"
 #include "tformer/error.h"
 #include "tformer/model_plan.h"
 #include "tformer/options.h"
@@ -40,6 +41,9 @@ struct SentenceTranslation {
   // (the model's alignment head where its metadata names one, else the mean of the last decoder
   // layer's heads); empty unless requested.
   std::vector<float> alignment;
+  // The best hypothesis's word confidence and sentence score; empty unless requested
+  // (TranslateOptions::confidence).
+  SentenceConfidence confidence;
 };
 
 struct Translation {

@@ -4,10 +4,11 @@
 
 namespace tformer {
 
-HypothesisRecords::HypothesisRecords(bool alignment, bool logits, std::vector<int> source_lengths,
+HypothesisRecords::HypothesisRecords(bool alignment, bool logits, bool log_probs, std::vector<int> source_lengths,
                                      size_t source_stride)
     : alignment_(alignment),
       logits_(logits),
+      log_probs_(log_probs),
       source_lengths_(std::move(source_lengths)),
       source_stride_(source_stride),
       rows_(source_lengths_.size()) {}
@@ -22,8 +23,9 @@ void HypothesisRecords::keep_logits(size_t row, const float* x, size_t n, const 
   rows_[row].step_logits.push_back(std::move(full));
 }
 
-HypothesisRecord HypothesisRecords::continued(size_t row, int sentence) const {
+HypothesisRecord HypothesisRecords::continued(size_t row, int sentence, float log_prob) const {
   HypothesisRecord record = rows_[row];
+  if (log_probs_) record.log_probs.push_back(log_prob);
   if (alignment_) {
     const float* weights = &step_alignment_[row * source_stride_];
     record.alignment.insert(record.alignment.end(), weights, weights + size_t(source_lengths_[size_t(sentence)]));

@@ -38,7 +38,7 @@ Search::Search(const Decoder& decoder, const ModelConfig& config, const EncoderO
       options_(options),
       rules_(std::move(rules)),
       max_lengths_(std::move(max_lengths)),
-      records_(options.alignment, keep_logits, memory.lengths, memory.max_length),
+      records_(options.alignment, keep_logits, options.log_probs, memory.lengths, memory.max_length),
       candidates_(config.eos_id) {
   if (max_lengths_.size() != memory.batch)
     throw Error("search: " + std::to_string(max_lengths_.size()) + " length limits for a batch of " +
@@ -150,9 +150,10 @@ void Search::choose() {
     h.tokens.push_back(token);
     h.raw_score = score;
     h.score = normalized(score, h.tokens.size(), options_.length_penalty);
-    HypothesisRecord record = records_.continued(r, row.sentence);
+    HypothesisRecord record = records_.continued(r, row.sentence, score - row.score);
     h.alignment = std::move(record.alignment);
     h.step_logits = std::move(record.step_logits);
+    h.log_probs = std::move(record.log_probs);
     finished_[size_t(row.sentence)].push_back(std::move(h));
   };
   auto extend = [&](size_t r, int token, float score) {
@@ -163,7 +164,7 @@ void Search::choose() {
     n.tokens.push_back(token);
     n.score = score;
     next.push_back(std::move(n));
-    next_records.push_back(records_.continued(r, row.sentence));
+    next_records.push_back(records_.continued(r, row.sentence, score - row.score));
     parents_.push_back(int(r));
   };
 

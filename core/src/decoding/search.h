@@ -28,6 +28,7 @@ struct SearchOptions {
   int nbest = 1;
   float length_penalty = 1.f;
   bool alignment = false;
+  bool log_probs = false;  // keep each token's step score (SearchHypothesis::log_probs)
 };
 
 struct SearchHypothesis {
@@ -36,6 +37,7 @@ struct SearchHypothesis {
   double score = 0.0;
   std::vector<float> alignment;  // [tokens x source length], on request
   std::vector<std::vector<float>> step_logits;  // for tests: raw logits per step
+  std::vector<float> log_probs;  // per token (EOS included): its step score, on request
 };
 
 // The search as a resumable object, so that a step can stop between "hidden states ready" and

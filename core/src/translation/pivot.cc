@@ -114,6 +114,7 @@ PivotSession::PivotSession(Translator& first, Translator& second, const std::vec
     : second_(second), options_(options), second_options_(options), stream_(stream && !options.html), paragraphs_(texts.size()) {
   TranslateOptions first_options = options;
   first_options.nbest = 1;  // the second step's n best are the pair's
+  first_options.confidence = false;  // and so is its confidence: the words are the second step's
   // Each first-step sentence is one sentence of the second; the first step's output is no user
   // input to bound. HTML goes through the second step as HTML, split as the first split it.
   second_options_.split_sentences = options.html && options.split_sentences;

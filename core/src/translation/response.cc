@@ -4,6 +4,7 @@
 
 #include "text/passthrough.h"
 #include "text/tokenizer.h"
+#include "translation/confidence.h"
 
 namespace tformer {
 
@@ -82,7 +83,8 @@ SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vecto
   s.source_tokens = segment.source;
   for (int id : segment.source) s.source_pieces.push_back(source_.piece(id));
   s.source_ranges = source_ranges(segment);
-  TranslationBytes best_bytes;  // where the best hypothesis's words came from
+  TranslationBytes best_bytes;  // where the best hypothesis's words came from (word confidence places words by them too)
+  const bool confidence = !hyps.at(0).log_probs.empty();  // the search kept the log-probabilities
   for (SearchHypothesis& h : hyps) {
     Hypothesis out;
     out.tokens = h.tokens;
@@ -117,6 +119,7 @@ SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vecto
   for (int id : s.hypotheses.at(0).tokens) s.target_pieces.push_back(target_.piece(id));
   s.target_ranges = target_ranges(s.hypotheses[0].tokens, best_bytes, s.hypotheses[0].text.size());
   if (segment.alignment) s.alignment = std::move(hyps.at(0).alignment);
+  if (confidence) s.confidence = sentence_confidence(s.target_pieces, hyps.at(0).log_probs, best_bytes, s.hypotheses.at(0).text);
   if (best) *best = std::move(best_bytes);
   return s;
 }

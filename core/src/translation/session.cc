@@ -24,6 +24,7 @@ SearchOptions search_options(const TranslateOptions& options, bool spans) {
   so.length_penalty = options.length_penalty;
   // passthrough places spans by it, html places elements by it
   so.alignment = options.return_alignment || spans || options.html;
+  so.log_probs = options.confidence;
   return so;
 }
 
@@ -31,7 +32,10 @@ SearchOptions search_options(const TranslateOptions& options, bool spans) {
 
 TranslationSession::Impl::Impl(std::shared_ptr<LoadedModel> model, const std::vector<std::string>& texts,
                                const TranslateOptions& options)
-    : m_(std::move(model)), options_(options), paragraphs_(texts.size()), translation_memory_(m_->memory) {
+    // Word confidence needs the search's log-probabilities, which the memory does not keep: a
+    // request that asks for it is computed.
+    : m_(std::move(model)), options_(options), paragraphs_(texts.size()),
+      translation_memory_(options.confidence ? nullptr : m_->memory) {
   validate(options);
   if (!options.glossary.empty()) glossary_.emplace(options.glossary);
   const Glossary* glossary = glossary_ ? &*glossary_ : nullptr;

@@ -34,6 +34,11 @@ export async function example(): Promise<string> {
   const one: Translation = await t.translate('Hallo Welt.', { beam: 4, alignment: true, signal: new AbortController().signal });
   const many: Translation[] = await t.translate(['a', 'b']);
   const page: string = (await t.translate('<p>Hallo <b>Welt</b></p>', { html: true, htmlTranslateCode: false })).text;
+  // Word confidence: a score per sentence, and each word's place in the sentence's text.
+  for (const s of (await t.translate('Hallo Welt.', { confidence: true })).sentences) {
+    const score: number | undefined = s.confidence?.score;
+    for (const w of s.confidence?.words ?? []) console.log(score, s.text.slice(w.start, w.end) === w.text, w.confidence);
+  }
   let streamed = '';
   for await (const s of t.translateStream(['Erster Satz. Zweiter Satz.', 'b'], { signal: new AbortController().signal })) {
     const where: [number, number] = [s.paragraph, s.index];
@@ -119,6 +124,8 @@ export async function example(): Promise<string> {
   await t.translate('x', { beamSize: 4 });
   // @ts-expect-error: html is true or false
   await t.translate('x', { html: 'yes' });
+  // @ts-expect-error: confidence is true or false
+  await t.translate('x', { confidence: 'yes' });
   // A pair of Firefox's model catalogue, through English where needed.
   const pairs = await Translator.pairs({ channel: 'release' });
   const pair = await Translator.create({ from: pairs[0].from, to: 'de', catalog: FIREFOX_CATALOG, architecture: 'tiny' });
