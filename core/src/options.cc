@@ -41,7 +41,7 @@ void validate(const TranslateOptions& o) {
 // A new field stops the native build (libstdc++, 64-bit) here until memory_fingerprint() has
 // been told whether it changes a translation.
 #if defined(__GLIBCXX__) && __SIZEOF_POINTER__ == 8
-static_assert(sizeof(TranslateOptions) == 88,
+static_assert(sizeof(TranslateOptions) == 96,
               "a new TranslateOptions field: add it to memory_fingerprint() if it changes a translation");
 #endif
 
@@ -61,6 +61,8 @@ std::string glossary_fingerprint(const std::vector<GlossaryEntry>& glossary) {
 }  // namespace
 
 std::string memory_fingerprint(const TranslateOptions& o) {
+  // Left out: confidence (it changes no translation, and a request that asks for it does not use
+  // the memory: session.cc), batch sizes and input limits.
   // %a: floats exactly, whatever the locale.
   char floats[64];
   std::snprintf(floats, sizeof floats, "%a,%a", double(o.length_penalty), double(o.max_length_ratio));
