@@ -32,7 +32,7 @@ for name in $names; do
   echo "=== fuzz $name: ${limit[*]}"
   # The corpus grows in build-fuzz/corpus/NAME; the seeds are read, never written.
   if "$exe" "$corpus" "$out/seeds/$name" "${limit[@]}" -max_len="${max_len[$name]}" -timeout=10 -rss_limit_mb=2048 \
-       -print_final_stats=1 -artifact_prefix="$out/artifacts/$name-" >"$log" 2>&1; then
+       -print_final_stats=1 -reload=0 -artifact_prefix="$out/artifacts/$name-" >"$log" 2>&1; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
