@@ -23,7 +23,21 @@ struct Html5Elements {
   std::map<std::string, int> all, own;
 };
 
-inline Html5Elements html5_parse(const std::string& html) {
+// gumbo 0.10.1 keeps the "</" of an empty end tag "</>" (which HTML5 drops: no tag at all) in
+// front of the next tag, so that in SVG or MathML the end tag after it closes nothing and what
+// follows lands in the wrong namespace. It is given each "</>" as "<//>", which every tokenizer
+// state reads alike but for text: no tag in text (a bogus comment), an attribute "<" and the
+// self-closing solidus within a tag, the same end of a bogus comment, and in an attribute value
+// (the engine writes those as they are) the same text in the input and the output.
+inline std::string html5_without_empty_end_tags(const std::string& html) {
+  std::string out;
+  size_t from = 0;
+  for (size_t at; (at = html.find("</>", from)) != std::string::npos; from = at + 3) out.append(html, from, at - from) += "<//>";
+  return out.append(html, from, std::string::npos);
+}
+
+inline Html5Elements html5_parse(const std::string& fragment) {
+  const std::string html = html5_without_empty_end_tags(fragment);
   GumboOptions options = kGumboDefaultOptions;
   options.fragment_context = GUMBO_TAG_DIV;
   GumboOutput* out = gumbo_parse_with_options(&options, html.data(), html.size());
@@ -35,10 +49,9 @@ inline Html5Elements html5_parse(const std::string& html) {
     if (n->type != GUMBO_NODE_ELEMENT && n->type != GUMBO_NODE_TEMPLATE) continue;
     const GumboElement& e = n->v.element;
     std::string name;
-    if (e.tag == GUMBO_TAG_UNKNOWN) {  // its name from the tag's text (which may begin with a "</>" before it)
+    if (e.tag == GUMBO_TAG_UNKNOWN) {  // its name from the tag's text
       const std::string original(e.original_tag.data, e.original_tag.length);
       size_t at = 0;
-      while (original.compare(at, 3, "</>") == 0) at += 3;
       if (at < original.size() && original[at] == '<') ++at;
       const size_t end = original.find_first_of(" \t\n\r\f/>", at);
       name = original.substr(at, end == std::string::npos ? std::string::npos : end - at);
