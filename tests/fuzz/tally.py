@@ -3,7 +3,8 @@
 per harness, the sessions, the inputs run (libFuzzer's stat::number_of_executed_units; for a
 session still running, its last "#N" status line, marked "running"), the crashes (a session that
 ended in a sanitizer report, a deadly signal, a leak, a timeout or an out-of-memory), and the runs
-per CPU second. Standard library only.
+per CPU second; after a crash, also the runs since (the count that starts again once what it found
+is fixed). Standard library only.
 Usage: tally.py [LOG_DIR] [NAME ...]"""
 import glob
 import os
@@ -52,3 +53,8 @@ for name, sessions in sorted(by_name.items()):
     total = sum(s["runs"] for s in sessions)
     crashes = sum(s["crash"] for s in sessions)
     print(f"  total: {total:,} runs, {crashes} crashes, {len(sessions)} sessions")
+    if crashes:
+        # The count starts again after the fix of what the last crash found.
+        last = max(i for i, s in enumerate(sessions) if s["crash"])
+        print(f"  since the last crash: {sum(s['runs'] for s in sessions[last + 1:]):,} runs, "
+              f"{len(sessions) - last - 1} sessions")
