@@ -33,18 +33,15 @@ inline void put64(std::vector<uint8_t>& o, uint64_t v) {
 }
 
 inline std::vector<uint8_t> write_bin(const std::vector<BinItem>& items) {
+  auto padded = [](size_t n) { return (n + 255) / 256 * 256; };  // each item's data fills 256-byte blocks
   std::vector<uint8_t> out;
   put64(out, 1);
   put64(out, items.size());
-  std::vector<std::vector<uint8_t>> blobs;
   for (const auto& it : items) {
-    std::vector<uint8_t> b = it.data;
-    b.resize((b.size() + 255) / 256 * 256, 0);
-    blobs.push_back(b);
     put64(out, it.name.size() + 1);
     put64(out, it.type);
     put64(out, it.shape.size());
-    put64(out, b.size());
+    put64(out, padded(it.data.size()));
   }
   for (const auto& it : items) {
     out.insert(out.end(), it.name.begin(), it.name.end());
@@ -59,7 +56,10 @@ inline std::vector<uint8_t> write_bin(const std::vector<BinItem>& items) {
   const uint64_t next = ((pos + 8) / 256 + 1) * 256;
   put64(out, next - pos - 8);
   out.resize(next, 0);
-  for (const auto& b : blobs) out.insert(out.end(), b.begin(), b.end());
+  for (const auto& it : items) {
+    out.insert(out.end(), it.data.begin(), it.data.end());
+    out.resize(out.size() + padded(it.data.size()) - it.data.size(), 0);
+  }
   return out;
 }
 

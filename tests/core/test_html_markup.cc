@@ -103,6 +103,21 @@ TEST_CASE("html markup: the reader sees in the output what it sees in the input 
       }
 }
 
+TEST_CASE("html markup: the reader ignores an empty end tag, as HTML5 does", "[html-markup]") {
+  // "</>" is no tag (the tokenizer's missing-end-tag-name error), so the "</svg>" after it closes
+  // the svg and the a after that is an HTML a, as html5lib and browsers read it.
+  const std::map<std::string, int> e = testing::html5_elements("<svg><g></></svg><a href=\"x\">y</a>");
+  CHECK(e.count("html:a href=x") == 1);
+  CHECK(e.count("svg:a href=x") == 0);
+  // Within a tag it is an attribute "<" and the self-closing solidus.
+  CHECK(testing::html5_elements("<svg><g </><a>") == testing::html5_elements("<svg><g <=\"\"/><a>"));
+  // The engine writes out the end tags that "</svg>" implies: no markup made.
+  for (const std::string in : {"<svg><style><!e></></svg><pich>", "<svg><g></></svg><a href=\"x\">y</a>", "<math></></math><mi>"}) {
+    check(in, written_back(in));
+    for (size_t words : {1, 2}) check(in, reversed(in, words));
+  }
+}
+
 TEST_CASE("html markup: the hostile fragments keep the markup they had", "[html-markup]") {
   // What the markup is read as (a browser reads these the same way).
   HtmlOptions o;

@@ -1,6 +1,6 @@
 // libFuzzer harness: SentencePiece models from elsewhere (a .tfm's tokenizer, a Marian vocab.spm)
-// through check_sentencepiece_model and, where it accepts them, the engine's Tokenizer, which
-// loads them with SentencePiece; encoding and decoding text must then work. The first byte picks
+// through the engine's Tokenizer, which checks them (check_sentencepiece_model) and, where the
+// check accepts them, loads them with SentencePiece; encoding and decoding text must then work. The first byte picks
 // what the rest is: 0 a whole model; 1 the fixture's model with the rest as its normalizer's
 // precompiled_charsmap, 2 as its denormalizer's; 3 a trie of the rest's bytes as units behind a
 // well-formed charsmap header, with the rest also as replacement strings. Any input must end in a
@@ -13,7 +13,6 @@
 
 #include "../core/sentencepiece_files.h"
 #include "model/model_file.h"
-#include "text/sentencepiece_check.h"
 #include "text/tokenizer.h"
 #include "tformer/error.h"
 
@@ -28,7 +27,7 @@ const std::string& fixture_model() {
 }
 
 void use(const std::string& model, const std::string& payload) {
-  tformer::check_sentencepiece_model(model, "fuzz.spm");
+  // The Tokenizer checks the model (check_sentencepiece_model) before SentencePiece loads it.
   const tformer::Tokenizer tok(model);
   // Texts that meet the table's rules: fixed ones, and the input's own bytes (SentencePiece
   // replaces malformed UTF-8).

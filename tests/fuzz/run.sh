@@ -37,7 +37,7 @@ fuzz() {
   mkdir -p "$corpus"
   # The corpus grows in build-fuzz/corpus/NAME; the seeds are read, never written.
   "$exe" "$corpus" "$out/seeds/$name" "${limit[@]}" -max_len="${max_len[$name]}" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="$out/artifacts/$name-" >"$log" 2>&1 || rc=$?
+    -print_final_stats=1 -reload=0 -artifact_prefix="$out/artifacts/$name-" >"$log" 2>&1 || rc=$?
   if [ $rc -ne 0 ]; then
     echo "fuzz $name FAILED; the end of $log:"
     tail -n 40 "$log"
