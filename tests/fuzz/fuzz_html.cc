@@ -18,6 +18,22 @@
 #include "tformer/error.h"
 #include "util/utf8.h"
 
+namespace {
+
+// gumbo 0.10.1 (Debian's) reads SVG and MathML by older rules than the current HTML5 standard: an
+// end tag with anything after its name ("</math >", "</svg/>") does not leave them, and in a
+// fragment a start tag that should leave them stays inside. On such input its view of the output
+// differs from a browser's (Python's html5lib agrees with the engine on every case found), so the
+// check cannot tell a fault from gumbo's misreading there: inputs with SVG or MathML still run
+// through every other check. tests/fuzz/README.md has the examples.
+bool has_foreign_content(std::string_view html) {
+  std::string lower(html);
+  for (char& c : lower) c = char(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  return lower.find("<svg") != std::string::npos || lower.find("<math") != std::string::npos;
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const uint8_t mode = data[0];
@@ -68,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string out = tformer::render_fragment(f, rendered);
   if (tformer::find_invalid_utf8(out) != std::string_view::npos) __builtin_trap();
   const std::string made = tformer::testing::html5_new_markup(std::string(html), out);
-  if (!made.empty()) {
+  if (!made.empty() && !has_foreign_content(html)) {
     std::fprintf(stderr, "markup made: %s\n  in:  %.*s\n  out: %s\n", made.c_str(), int(html.size()), html.data(), out.c_str());
     __builtin_trap();
   }
