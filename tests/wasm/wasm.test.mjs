@@ -154,7 +154,7 @@ test('options: every key optional, left-out keys keep the engine\'s defaults; wr
   const defaults = M.defaultOptions();
   assert.deepEqual(Object.keys(defaults), ['beam', 'nbest', 'lengthPenalty', 'maxLengthRatio', 'maxLengthOffset', 'maxLength',
     'returnAlignment', 'returnScores', 'splitSentences', 'maxBatchTokens', 'maxInputChars', 'maxSentenceTokens', 'passthrough',
-    'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'confidence']);
+    'repetitionGuard', 'html', 'htmlTranslateCode', 'shortlist', 'confidence', 'glossary']);
   assert.equal(defaults.beam, 1);
   assert.equal(defaults.returnScores, true);
   assert.equal(defaults.passthrough, true, 'on by default');
