@@ -14,26 +14,6 @@ namespace {
 
 constexpr size_t kNone = size_t(-1);
 
-struct CodePoint {
-  char32_t value;
-  size_t begin, end;  // bytes
-};
-
-// `s` is valid UTF-8 (the engine and validate_glossary check it first); a stray byte is taken as itself.
-std::vector<CodePoint> decode(std::string_view s) {
-  std::vector<CodePoint> out;
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char b = static_cast<unsigned char>(s[i]);
-    size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
-    if (i + n > s.size()) n = 1;
-    char32_t c = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
-    for (size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    out.push_back({c, i, i + n});
-    i += n;
-  }
-  return out;
-}
-
 // Simple one-to-one case folding (Unicode's lower case) of the scripts whose letters have cases
 // and whose words are separated by spaces: Latin (with Latin-1, Extended-A and the Vietnamese
 // letters of Extended Additional), Greek, Cyrillic, Armenian, and the full-width Latin letters.
@@ -90,7 +70,7 @@ bool is_space(char32_t c) { return c == ' ' || c == 0xA0 || (c >= 0x2000 && c <=
 
 std::u32string code_points(std::string_view s, bool folded) {
   std::u32string out;
-  for (const CodePoint& c : decode(s)) out += folded ? fold(c.value) : c.value;
+  for (const CodePoint& c : decode_code_points(s)) out += folded ? fold(c.value) : c.value;
   return out;
 }
 
@@ -129,7 +109,7 @@ std::string term_problem(const char* what, const std::string& term) {
     std::snprintf(byte, sizeof byte, "0x%02X", unsigned(static_cast<unsigned char>(term[bad])));
     return w + " is not valid UTF-8: byte " + byte + " at offset " + std::to_string(bad);
   }
-  const std::vector<CodePoint> cps = decode(term);
+  const std::vector<CodePoint> cps = decode_code_points(term);
   bool word = false;
   for (const CodePoint& c : cps) {
     if (is_control(c.value))
@@ -191,7 +171,7 @@ Glossary::Glossary(std::vector<GlossaryEntry> entries) : entries_(std::move(entr
 }
 
 std::vector<GlossaryMatch> Glossary::find(std::string_view text) const {
-  const std::vector<CodePoint> cps = decode(text);
+  const std::vector<CodePoint> cps = decode_code_points(text);
   std::vector<GlossaryMatch> candidates;
   for (size_t i = 0; i < cps.size(); ++i) {
     size_t node = 0;
@@ -239,7 +219,7 @@ namespace {
 
 // The bytes of each whole-word occurrence of `term` in `text`.
 std::vector<ByteRange> find_term(std::string_view text, std::string_view term, bool case_sensitive) {
-  const std::vector<CodePoint> cps = decode(text);
+  const std::vector<CodePoint> cps = decode_code_points(text);
   const std::u32string t = code_points(term, !case_sensitive);
   std::vector<ByteRange> out;
   for (size_t i = 0; i < cps.size(); ++i)
@@ -271,7 +251,7 @@ std::vector<Word> words_of(const AnnotatedSentence& target, std::vector<size_t>&
   bool open = false;
   for (size_t t = 0; t < target.tokens.size(); ++t) {
     const ByteRange& r = target.tokens[t];
-    const std::vector<CodePoint> cps = decode(std::string_view(target.text).substr(r.begin, r.size()));
+    const std::vector<CodePoint> cps = decode_code_points(std::string_view(target.text).substr(r.begin, r.size()));
     if (cps.empty()) {  // one of the tokens of a character
       if (open) word_of[t] = words.size() - 1;
       continue;

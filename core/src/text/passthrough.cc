@@ -4,28 +4,10 @@
 #include <cctype>
 #include <cmath>
 
+#include "util/utf8.h"
+
 namespace tformer {
 namespace {
-
-struct CodePoint {
-  char32_t value;
-  size_t begin, end;  // bytes
-};
-
-// The input is valid UTF-8 (the engine checks it first); a stray byte is taken as itself.
-std::vector<CodePoint> decode(std::string_view s) {
-  std::vector<CodePoint> out;
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char b = static_cast<unsigned char>(s[i]);
-    size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
-    if (i + n > s.size()) n = 1;
-    char32_t c = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
-    for (size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    out.push_back({c, i, i + n});
-    i += n;
-  }
-  return out;
-}
 
 bool is_space(char32_t c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == 0xA0 || c == 0x202F || c == 0x3000; }
 bool is_digit(char32_t c) { return c >= '0' && c <= '9'; }
@@ -75,7 +57,7 @@ bool is_email(std::string_view w) {
 }  // namespace
 
 ProtectedSentence protect(std::string_view sentence, const std::function<bool(char32_t)>& unknown) {
-  const std::vector<CodePoint> cps = decode(sentence);
+  const std::vector<CodePoint> cps = decode_code_points(sentence);
   const size_t n = cps.size();
   std::vector<bool> keep(n, false);  // code points taken out
 
@@ -188,7 +170,7 @@ bool is_closing_punct(char32_t c) {
 
 // Whether nothing but spaces and closing punctuation follows `at` in `text`.
 bool closes(std::string_view text, size_t at) {
-  for (const CodePoint& c : decode(text.substr(at)))
+  for (const CodePoint& c : decode_code_points(text.substr(at)))
     if (!is_space(c.value) && !is_closing_punct(c.value)) return false;
   return true;
 }
@@ -196,7 +178,7 @@ bool closes(std::string_view text, size_t at) {
 // Where the closing punctuation at the end of `text` begins (the end when it has none).
 size_t closing_start(std::string_view text) {
   size_t at = text.size();
-  const std::vector<CodePoint> cps = decode(text);
+  const std::vector<CodePoint> cps = decode_code_points(text);
   for (size_t i = cps.size(); i > 0 && (is_space(cps[i - 1].value) || is_closing_punct(cps[i - 1].value)); --i) at = cps[i - 1].begin;
   return at;
 }
@@ -205,14 +187,14 @@ std::string_view bytes(const std::string& text, const ByteRange& r) { return std
 
 // A token that continues a word (letters or digits), as opposed to punctuation.
 bool is_word_token(std::string_view token) {
-  for (const CodePoint& c : decode(token))
+  for (const CodePoint& c : decode_code_points(token))
     if (!is_edge_punct(c.value) && !is_space(c.value)) return true;
   return false;
 }
 
 // A token that starts a word: it stands for the whitespace before it too.
 bool starts_word(std::string_view token) {
-  const std::vector<CodePoint> cps = decode(token);
+  const std::vector<CodePoint> cps = decode_code_points(token);
   return !cps.empty() && is_space(cps.front().value);
 }
 
@@ -237,7 +219,7 @@ std::string restore(const ProtectedSentence& sentence, const std::vector<ByteRan
   std::vector<size_t> source_end;
   size_t end = 0;
   for (const ByteRange& r : source_tokens) {
-    for (const CodePoint& c : decode(bytes(sentence.text, r)))
+    for (const CodePoint& c : decode_code_points(bytes(sentence.text, r)))
       if (!is_space(c.value)) end = r.begin + c.end;
     source_end.push_back(end);
   }

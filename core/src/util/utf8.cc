@@ -66,4 +66,18 @@ void require_at_most_chars(std::string_view text, size_t limit, size_t input) {
                                  " per input");
 }
 
+std::vector<CodePoint> decode_code_points(std::string_view s) {
+  std::vector<CodePoint> out;
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char b = static_cast<unsigned char>(s[i]);
+    size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
+    if (i + n > s.size()) n = 1;
+    char32_t c = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
+    for (size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    out.push_back({c, i, i + n});
+    i += n;
+  }
+  return out;
+}
+
 }  // namespace tformer

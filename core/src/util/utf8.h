@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string_view>
+#include <vector>
 
 namespace tformer {
 
@@ -20,5 +21,15 @@ size_t count_chars(std::string_view text);
 // Throws a tformer::Error about input text `input` (kTextTooLong) when valid UTF-8 `text` has more
 // than `limit` characters (0: no limit).
 void require_at_most_chars(std::string_view text, size_t limit, size_t input);
+
+// A character of a text and the bytes it takes there.
+struct CodePoint {
+  char32_t value;
+  size_t begin, end;  // bytes
+};
+
+// The characters of `text`, which should be valid UTF-8 (the engine checks input first); a stray
+// byte is taken as itself.
+std::vector<CodePoint> decode_code_points(std::string_view text);
 
 }  // namespace tformer
