@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "fixtures.h"
+#include "same_translations.h"
 #include "kernels/ops.h"
 #include "kernels/kernels.h"
 #include "model/model_file.h"
@@ -19,6 +20,7 @@
 
 using namespace tformer;
 using Need = TranslationSession::Need;
+using testing::require_same;
 
 namespace {
 
@@ -26,28 +28,6 @@ std::vector<std::string> golden_texts(const testing::Golden& golden) {
   std::vector<std::string> texts;
   for (const auto& s : golden.json["sentences"]) texts.push_back(s["text"]);
   return texts;
-}
-
-// Everything a translation returns, compared exactly (scores and alignments bit for bit).
-void require_same(const std::vector<Translation>& a, const std::vector<Translation>& b) {
-  REQUIRE(a.size() == b.size());
-  for (size_t p = 0; p < a.size(); ++p) {
-    CHECK(a[p].text == b[p].text);
-    REQUIRE(a[p].sentences.size() == b[p].sentences.size());
-    for (size_t s = 0; s < a[p].sentences.size(); ++s) {
-      const SentenceTranslation &x = a[p].sentences[s], &y = b[p].sentences[s];
-      CHECK(x.source == y.source);
-      CHECK(x.source_tokens == y.source_tokens);
-      CHECK(x.target_pieces == y.target_pieces);
-      CHECK(x.alignment == y.alignment);
-      REQUIRE(x.hypotheses.size() == y.hypotheses.size());
-      for (size_t h = 0; h < x.hypotheses.size(); ++h) {
-        CHECK(x.hypotheses[h].tokens == y.hypotheses[h].tokens);
-        CHECK(x.hypotheses[h].text == y.hypotheses[h].text);
-        CHECK(x.hypotheses[h].score == y.hypotheses[h].score);
-      }
-    }
-  }
 }
 
 std::vector<Translation> run_on_cpu(TranslationSession& session) {

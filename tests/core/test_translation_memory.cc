@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "fixtures.h"
+#include "same_translations.h"
 #include "memory/byte_io.h"
 #include "tformer/catalog.h"
 #include "tformer/error.h"
@@ -15,6 +16,7 @@
 
 using namespace tformer;
 using Need = TranslationSession::Need;
+using testing::require_same;
 
 namespace {
 
@@ -36,28 +38,6 @@ size_t sentences(const std::vector<Translation>& results) {
   size_t n = 0;
   for (const Translation& t : results) n += t.sentences.size();
   return n;
-}
-
-void require_same(const std::vector<Translation>& a, const std::vector<Translation>& b) {
-  REQUIRE(a.size() == b.size());
-  for (size_t p = 0; p < a.size(); ++p) {
-    CHECK(a[p].text == b[p].text);
-    REQUIRE(a[p].sentences.size() == b[p].sentences.size());
-    for (size_t s = 0; s < a[p].sentences.size(); ++s) {
-      const SentenceTranslation &x = a[p].sentences[s], &y = b[p].sentences[s];
-      CHECK(x.source == y.source);
-      CHECK(x.source_tokens == y.source_tokens);
-      CHECK(x.source_pieces == y.source_pieces);
-      CHECK(x.target_pieces == y.target_pieces);
-      CHECK(x.alignment == y.alignment);
-      REQUIRE(x.hypotheses.size() == y.hypotheses.size());
-      for (size_t h = 0; h < x.hypotheses.size(); ++h) {
-        CHECK(x.hypotheses[h].tokens == y.hypotheses[h].tokens);
-        CHECK(x.hypotheses[h].text == y.hypotheses[h].text);
-        CHECK(x.hypotheses[h].score == y.hypotheses[h].score);
-      }
-    }
-  }
 }
 
 const std::vector<std::string> kTexts = {"Ein Mann fährt Fahrrad. Die Katze schläft.", "Zwei Hunde spielen im Schnee.",
