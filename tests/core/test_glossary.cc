@@ -6,11 +6,13 @@
 #include <fstream>
 
 #include "fixtures.h"
+#include "spelled_sentence.h"
 #include "text/glossary.h"
 #include "text/glossary_file.h"
 #include "tformer/error.h"
 #include "tformer/translator.h"
 
+using tformer::testing::spelled;
 using namespace tformer;
 
 namespace {
@@ -35,19 +37,6 @@ std::string refusal(const std::vector<GlossaryEntry>& entries) {
     return e.what();
   }
   return "";
-}
-
-// A sentence as SentencePiece reports pieces that spell it (as in test_passthrough.cc).
-AnnotatedSentence spelled(const std::vector<std::string>& pieces) {
-  const std::string mark = "\xE2\x96\x81";
-  AnnotatedSentence out;
-  for (std::string piece : pieces) {
-    for (size_t k; (k = piece.find(mark)) != std::string::npos;) piece.replace(k, mark.size(), " ");
-    if (out.tokens.empty() && !piece.empty() && piece[0] == ' ') piece.erase(0, 1);
-    out.tokens.push_back({out.text.size(), out.text.size() + piece.size()});
-    out.text += piece;
-  }
-  return out;
 }
 
 // An alignment [target tokens + EOS x source tokens] where target token t looks at source token

@@ -6,9 +6,11 @@
 
 #include "decoding/rules.h"
 #include "fixtures.h"
+#include "spelled_sentence.h"
 #include "text/passthrough.h"
 #include "tformer/translator.h"
 
+using tformer::testing::spelled;
 using namespace tformer;
 
 namespace {
@@ -18,20 +20,6 @@ const auto nothing_unknown = [](char32_t) { return false; };
 std::vector<std::string> span_texts(const ProtectedSentence& p) {
   std::vector<std::string> out;
   for (const auto& s : p.spans) out.push_back(s.text);
-  return out;
-}
-
-// A sentence as SentencePiece reports pieces that spell it: each piece stands for its bytes, its
-// "▁" for the space before it (none before the first piece).
-AnnotatedSentence spelled(const std::vector<std::string>& pieces) {
-  const std::string mark = "\xE2\x96\x81";
-  AnnotatedSentence out;
-  for (std::string piece : pieces) {
-    for (size_t k; (k = piece.find(mark)) != std::string::npos;) piece.replace(k, mark.size(), " ");
-    if (out.tokens.empty() && !piece.empty() && piece[0] == ' ') piece.erase(0, 1);
-    out.tokens.push_back({out.text.size(), out.text.size() + piece.size()});
-    out.text += piece;
-  }
   return out;
 }
 
