@@ -7,35 +7,23 @@
 // a cut download and zstd bombs in wasm as natively.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { loadVariant, repoRoot, options } from '../wasm/load_module.mjs';
+import { loadVariant, options } from '../wasm/load_module.mjs';
+import { startLocalCatalog } from './local_catalog.mjs';
 
 const SENTENCES = ['Bonjour tout le monde.', 'Un chien joue dans le parc. Deux femmes lisent.', 'Pourquoi?'];
-let work, made, server, url;
+let catalog, made, url;
 const modules = {};
 
 before(async () => {
-  work = mkdtempSync(path.join(tmpdir(), 'tformer-catalog-wasm-'));
-  made = path.join(work, 'made');
-  const r = spawnSync('/usr/bin/python3', [path.join(repoRoot, 'tests', 'catalog', 'make_catalog.py'), made], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  server = spawn('/usr/bin/python3', [path.join(repoRoot, 'tests', 'catalog', 'server.py'), path.join(made, 'catalog')]);
-  url = await new Promise((resolve, reject) => {
-    server.stdout.on('data', (d) => {
-      const m = /listening on (\S+)/.exec(String(d));
-      if (m) resolve(m[1]);
-    });
-    server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
+  catalog = await startLocalCatalog();
+  ({ made, url } = catalog);
 });
 
-after(() => {
-  server?.kill();
+after(async () => {
   for (const m of Object.values(modules)) m.PThread?.terminateAllThreads();
-  rmSync(work, { recursive: true, force: true });
+  await catalog?.close();
 });
 
 async function text(u) {

@@ -6,14 +6,13 @@
 // Skipped, with the reason, without web/dist, npm webgpu or an adapter.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { SWIFTSHADER_ICD, nodeRuntime } from '../webgpu/node_gpu.mjs';
 import { PLAIN } from '../web/helpers.mjs';
+import { startLocalCatalog } from './local_catalog.mjs';
 
 // Before any Worker starts: Dawn in the engine's Worker reads the process environment.
 if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER_ICD)) process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
@@ -29,30 +28,19 @@ if (skip) console.log(`# SKIP catalogue WebGPU tests: ${skip}`);
 
 // Short sentences: SwiftShader runs the GPU's work on the CPU (random weights write to the length limit).
 const SENTENCES = ['Pourquoi? Merci.', 'Oui.'];
-let Translator, work, made, server, url;
+let Translator, catalog, work, made, url;
 const open = [];
 
 before(async () => {
   if (skip) return;
   ({ Translator } = await import(path.join(ROOT, 'web', 'src', 'index.js')));
-  work = mkdtempSync(path.join(tmpdir(), 'tformer-catalog-webgpu-'));
-  made = path.join(work, 'made');
-  const r = spawnSync('/usr/bin/python3', [path.join(ROOT, 'tests', 'catalog', 'make_catalog.py'), made], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  server = spawn('/usr/bin/python3', [path.join(ROOT, 'tests', 'catalog', 'server.py'), path.join(made, 'catalog')]);
-  url = await new Promise((resolve, reject) => {
-    server.stdout.on('data', (d) => {
-      const m = /listening on (\S+)/.exec(String(d));
-      if (m) resolve(m[1]);
-    });
-    server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
+  catalog = await startLocalCatalog();
+  ({ work, made, url } = catalog);
 });
 
-after(() => {
+after(async () => {
   for (const t of open) t.dispose();
-  server?.kill();
-  if (work) rmSync(work, { recursive: true, force: true });
+  await catalog?.close();
 });
 
 async function create(options) {
