@@ -18,7 +18,7 @@
 // block's text runs are translated and no element moves, the way a page written for Chrome's API
 // translates. The article is German or English (?article=en, or the selector), and, as a
 // browser's page translation does, the page's <html lang> says the language it is in.
-import { Translator as PackageTranslator, translatePage } from '../src/index.js';
+import { Translator as PackageTranslator, translatePage, PAGE_BLOCKS } from '../src/index.js';
 import { catalogueArcs, catalogueSource } from '../src/standard/catalogue.js';
 import { installStandardApis, detectLanguageOf, blockLanguages, catalogueTargets, targetLanguages, languageName } from './page-languages.js';
 import { markUnsure, clearMarks, setupToggle } from './confidence-marks.js';
@@ -64,10 +64,10 @@ function showArticle(language) {
   readLanguages();
 }
 
-// The blocks translatePage would take (the innermost blocks with text), for the detection.
+// The blocks translatePage takes (the innermost blocks with text, as it chooses them), for the detection.
 function blocksOf(root) {
-  return [...root.querySelectorAll('h1, h2, h3, h4, h5, h6, p, li, dt, dd, th, td, caption, figcaption, blockquote')]
-    .filter((el) => !el.querySelector('p, li, td, th') && !el.closest('[translate="no"], pre, code') && el.textContent.trim() !== '');
+  return [...root.querySelectorAll(PAGE_BLOCKS)]
+    .filter((el) => !el.querySelector(PAGE_BLOCKS) && !el.closest('[translate="no"], pre, code') && el.textContent.trim() !== '');
 }
 
 // The page's language, the blocks in another one, and the languages to translate into.
