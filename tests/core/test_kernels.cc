@@ -4,7 +4,13 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <random>
+
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "kernels/kernels.h"
 #include "kernels/quantize.h"
@@ -131,6 +137,44 @@ TEST_CASE("XNNPACK int8 fully-connected (qd8 x qc8w) matches the reference's int
   CHECK(cases == 240);
   CHECK(worst_vs_f32 < 0.05);  // |x|, |w| <= 1: steps of 1/127 and 2/255, errors add up like a random walk
 }
+
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+// XNNPACK's kernels may read past the end of their input (XNN_EXTRA_BYTES); the engine's inputs
+// have no slack after them. An input that ends exactly where readable memory ends (a page that
+// cannot be read follows it) must still be multiplied, not fault. 31 inputs: the last row's tail
+// is not a whole number of vectors; 3 and 16 outputs: the narrow-layer kernels (4x2c4 on x86).
+TEST_CASE("an input that ends at the last readable byte is multiplied without reading past it", "[kernels]") {
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  void* map = mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(map != MAP_FAILED);
+  char* guard = static_cast<char*>(map) + 2 * page;
+  REQUIRE(mprotect(guard, page, PROT_NONE) == 0);
+  auto reference = make_reference_kernels();
+  auto xnnpack = make_xnnpack_kernels(1);
+  std::mt19937 rng(99);
+  for (bool int8 : {false, true})
+    for (size_t rows : {size_t(1), size_t(4), size_t(13)})
+      for (size_t out : {size_t(3), size_t(16)}) {
+        const size_t in = 31;
+        CAPTURE(int8, rows, out);
+        const auto w = random_vector(in * out, rng), b = random_vector(out, rng), values = random_vector(rows * in, rng);
+        float* x = reinterpret_cast<float*>(guard) - rows * in;  // its last float is the page's last
+        std::memcpy(x, values.data(), values.size() * sizeof(float));
+        std::vector<int8_t> q(in * out);
+        std::vector<float> scales(out, 1.f / 127);
+        for (size_t i = 0; i < q.size(); ++i) q[i] = int8_t(std::lrint(w[i] * 127));
+        auto pr = int8 ? reference->pack_linear_int8(q.data(), scales.data(), b.data(), in, out)
+                       : reference->pack_linear(w.data(), b.data(), in, out);
+        auto px = int8 ? xnnpack->pack_linear_int8(q.data(), scales.data(), b.data(), in, out)
+                       : xnnpack->pack_linear(w.data(), b.data(), in, out);
+        std::vector<float> yr(rows * out), yx(rows * out);
+        reference->linear(*pr, values.data(), rows, yr.data());
+        xnnpack->linear(*px, x, rows, yx.data());
+        for (size_t i = 0; i < yr.size(); ++i) CHECK(yx[i] == Approx(yr[i]).margin(1e-4));
+      }
+  munmap(map, 3 * page);
+}
+#endif
 
 TEST_CASE("a packed layer can be reused with changing row counts", "[kernels]") {
   auto xnnpack = make_xnnpack_kernels(2);

@@ -6,7 +6,9 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -126,11 +128,27 @@ class XnnpackKernels : public Kernels {
 
   void linear(const PackedLinear& packed, const float* x, size_t rows, float* y) override {
     if (rows == 0) return;
+    x = readable_input(x, rows * packed.in());
     if (packed.int8()) return linear_int8(static_cast<const XnnpackLinearInt8&>(packed), x, rows, y);
     xnn_operator_t op = static_cast<const XnnpackLinear&>(packed).op_;
     check(xnn_reshape_fully_connected_nc_f32(op, rows, pool_), "fully-connected reshape");
     check(xnn_setup_fully_connected_nc_f32(op, x, y), "fully-connected setup");
     check(xnn_run_operator(op, pool_), "fully-connected run");
+  }
+
+  // XNNPACK may read up to XNN_EXTRA_BYTES past the end of an operator's input (its documented
+  // contract: the c4 kernels it picks for narrow layers load a row's last floats four at a time).
+  // The engine's activations are plain vectors without that slack. Reading past their end is
+  // harmless within the same page, but faults where the input ends at the last bytes of a mapping
+  // (seen under AddressSanitizer's allocator; a wasm memory's end is such a place too). Only such
+  // an input is copied, into scratch with the slack.
+  const float* readable_input(const float* x, size_t count) {
+    constexpr uintptr_t kPage = 4096;  // the smallest page size (wasm's 64 KiB pages are multiples)
+    const uintptr_t end = reinterpret_cast<uintptr_t>(x + count);
+    if ((end - 1) / kPage == (end - 1 + XNN_EXTRA_BYTES) / kPage) return x;
+    padded_input_.resize(count + XNN_EXTRA_BYTES / sizeof(float));
+    std::copy(x, x + count, padded_input_.begin());
+    return padded_input_.data();
   }
 
   void linear_int8(const XnnpackLinearInt8& p, const float* x, size_t rows, float* y) {
@@ -166,6 +184,8 @@ class XnnpackKernels : public Kernels {
   pthreadpool_t pool_ = nullptr;
   // Scratch of the int8 path: quantized input rows and their parameters (grown, never shrunk).
   std::vector<int8_t> quantized_;
+  // An input copied with XNNPACK's slack after it (readable_input; grown, never shrunk).
+  std::vector<float> padded_input_;
   std::vector<xnn_quantization_params> row_params_;
 };
 
