@@ -3,7 +3,8 @@
 // tokens, scores, alignment, HTML), only for the same options; clear() empties it; its options are
 // checked; without IndexedDB (Node) `persist` warns and the memory lasts as long as the
 // Translator. The engine's Module.TranslationMemory refuses images that are not one (empty,
-// truncated, damaged, another kind of value) with a reason, and never crashes.
+// truncated, damaged, another kind of value) with a reason, and never crashes. A whole text
+// translated before comes back whole (the memory's first level, text-memory.js), as a copy.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixturePath, importPackage, PLAIN } from './helpers.mjs';
@@ -55,6 +56,45 @@ test('memory: sentences translated before are answered from it, exactly as compu
     const cleared = await tr.memory.clear();
     assert.equal(cleared.entries, 0);
     assert.equal((await tr.translate(TEXTS, PLAIN))[0].timings.memoryHits, 0);
+  } finally {
+    plain.dispose();
+    tr.dispose();
+  }
+});
+
+test('memory: a whole text translated before comes back whole, without the engine; a copy each time', async () => {
+  const plain = await Translator.create({ model: fixturePath('marian') });
+  const tr = await Translator.create({ model: fixturePath('marian'), memory: true });
+  try {
+    const blocks = ['<p>Ein <b>Mann</b> fährt Fahrrad.</p>', 'Die Katze schläft. Zwei Hunde spielen im Schnee.'];
+    const expected = await plain.translate(blocks, { html: true, alignment: true });
+    const first = await tr.translate(blocks, { html: true, alignment: true });
+    assert.deepEqual(content(first), content(expected));
+    const before = await tr.memory.stats();
+    assert.equal(before.texts.entries, 2);
+    // A caller that changes what it got changes nothing kept.
+    first[0].text = 'changed';
+    first[1].sentences[0].tokens[0] = -1;
+    const again = await tr.translate(blocks, { html: true, alignment: true, signal: new AbortController().signal });
+    assert.deepEqual(content(again), content(expected));
+    assert.equal(again[0].timings.memoryHits, 3);
+    // Answered as whole texts: the engine's own memory looked nothing up.
+    const after = await tr.memory.stats();
+    assert.equal(after.texts.hits - before.texts.hits, 3);
+    assert.equal(after.hits - before.hits, 3);
+    assert.equal(after.misses, before.misses);
+    // One text new, one known: only the new one is computed, the results in the request's order.
+    const mixed = await tr.translate(['Zwei Hunde spielen im Schnee.', blocks[0]], { html: true, alignment: true });
+    assert.deepEqual(content(mixed), content(await plain.translate(['Zwei Hunde spielen im Schnee.', blocks[0]], { html: true, alignment: true })));
+    assert.equal((await tr.memory.stats()).texts.entries, 3);
+    // Word confidence is computed (the memory keeps no log-probabilities).
+    const sure = await tr.translate(blocks, { html: true, alignment: true, confidence: true });
+    assert.equal(sure[0].timings.memoryHits, 0);
+    assert.ok(sure[1].sentences[0].confidence);
+    // clear() empties both levels.
+    const cleared = await tr.memory.clear();
+    assert.deepEqual([cleared.entries, cleared.texts.entries], [0, 0]);
+    assert.equal((await tr.translate(blocks, { html: true, alignment: true }))[0].timings.memoryHits, 0);
   } finally {
     plain.dispose();
     tr.dispose();

@@ -15,6 +15,7 @@ import { runSession } from './run-session.js';
 import { TranslationError } from './errors.js';
 import { glueFactory } from './glue.js';
 import { EngineMemory } from './memory.js';
+import { TextMemory } from './text-memory.js';
 
 // A start that failed because the engine could not read the model: `refusal` is what the engine
 // said (Translator.create turns it into a ModelFormatError naming the file).
@@ -246,6 +247,31 @@ export class Engine {
    */
   async translate(texts, options, signal = undefined, onSentences = null, pause = null) {
     if (this.trap) throw this.trap;
+    // Whole texts answered before (text-memory.js) are not computed again. Not for streaming
+    // (its sentences leave as they end), nor where word confidence is asked for (the memory keeps
+    // no log-probabilities, as the engine's does not).
+    const textMemory = this.memory && !onSentences && !pause && options.confidence !== true ? this.memory.texts : null;
+    if (!textMemory) return this.compute(texts, options, signal, onSentences, pause);
+    const t0 = performance.now();
+    const optionsKey = TextMemory.optionsKey(options);
+    const known = texts.map((text) => textMemory.get(optionsKey, text));
+    const missing = known.flatMap((result, i) => (result ? [] : [i]));
+    const knownHits = known.reduce((n, result) => n + (result ? result.sentences.length : 0), 0);
+    if (missing.length === 0) {
+      return { results: known, translateMs: performance.now() - t0, backend: this.webgpu ? 'webgpu' : 'wasm', gpu: null,
+        memoryHits: knownHits };
+    }
+    const computed = await this.compute(missing.map((i) => texts[i]), options, signal, null, null);
+    missing.forEach((i, j) => {
+      textMemory.set(optionsKey, texts[i], computed.results[j]);
+      known[i] = computed.results[j];
+    });
+    this.memory.translated(0);  // new whole texts: stored soon
+    return { ...computed, results: known, translateMs: performance.now() - t0, memoryHits: computed.memoryHits + knownHits };
+  }
+
+  // translate() without the memory of whole texts.
+  async compute(texts, options, signal, onSentences, pause) {
     const t0 = performance.now();
     const memoryBefore = this.memory?.stats();
     if (this.webgpu && !this.gpuUsable()) this.dropGpu();  // lost while idle

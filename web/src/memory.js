@@ -1,13 +1,17 @@
-// The package's translation memory (create({ memory })): the engine's own, sentence by sentence
-// (Module.TranslationMemory, core tformer/translation_memory.h), living in the Worker beside the
-// model, and, with `persist`, its image kept in IndexedDB so that a page loaded again (or the
-// next visit) starts with it. The engine keys each sentence by the sha256 of the model file and
-// every option that changes a translation, so a new model or other options are never answered
-// with old text; IndexedDB keeps one image per model (the record's key is the same identity).
+// The package's translation memory (create({ memory })): whole texts answered before
+// (text-memory.js), then the engine's own, sentence by sentence (Module.TranslationMemory, core
+// tformer/translation_memory.h), living in the Worker beside the model, and, with `persist`,
+// their images kept in IndexedDB so that a page loaded again (or the next visit) starts with them.
+// The engine keys each sentence by the sha256 of the model file and every option that changes a
+// translation, so a new model or other options are never answered with old text (the whole texts
+// by every option, in a memory of one model); IndexedDB keeps one image per model (the record's
+// key is the same identity; the whole texts' under that key with TEXTS_SUFFIX).
 //
 // An image read back that is damaged, truncated or not one is refused by the engine with a
 // warning (info.warnings) and replaced at the next save; a runtime without IndexedDB (Node)
 // keeps the memory for the Translator's lifetime only, with a warning.
+
+import { TextMemory } from './text-memory.js';
 
 /** The IndexedDB database that `persist: true` uses. */
 export const DEFAULT_MEMORY_DATABASE = 'tformer-memory-v1';
@@ -15,6 +19,9 @@ export const DEFAULT_MEMORY_DATABASE = 'tformer-memory-v1';
 // After a translation that added sentences, the image is written this long after the last one
 // (a page translated block by block is saved once, not once per block).
 const SAVE_DELAY_MS = 300;
+
+// The IndexedDB key of the whole texts' image: the model's identity and this.
+const TEXTS_SUFFIX = ' texts';
 
 /**
  * Checks create()'s `memory` option: true, false, or {persist, maxEntries, maxBytes}.
@@ -101,7 +108,7 @@ export class EngineMemory {
     const memory = new module.TranslationMemory({ maxEntries: settings.maxEntries, maxBytes: settings.maxBytes });
     for (const t of translators) t.useMemory(memory);
     const identity = translators.map((t) => t.memoryIdentity()).join(' + ');
-    const engineMemory = new EngineMemory(memory, identity);
+    const engineMemory = new EngineMemory(memory, new TextMemory(settings), identity);
     if (settings.persist) {
       if (typeof indexedDB === 'undefined') {
         warnings.push('memory.persist: this runtime has no IndexedDB; the translation memory lasts as long as the Translator');
@@ -114,6 +121,11 @@ export class EngineMemory {
             const refused = image instanceof Uint8Array ? memory.load(image) : 'it is not a translation memory image';
             if (refused) warnings.push(`the stored translation memory was not used (${refused}); it will be replaced`);
           }
+          const texts = await engineMemory.store.get(identity + TEXTS_SUFFIX);
+          if (texts !== undefined) {
+            const refused = engineMemory.texts.load(texts);
+            if (refused) warnings.push(`the stored translations of whole texts were not used (${refused}); they will be replaced`);
+          }
         } catch (e) {
           engineMemory.store = null;
           warnings.push(`memory.persist: IndexedDB '${settings.persist}' cannot be used (${e?.message ?? e}); ` +
@@ -124,8 +136,9 @@ export class EngineMemory {
     return engineMemory;
   }
 
-  constructor(memory, identity) {
+  constructor(memory, texts, identity) {
     this.memory = memory;
+    this.texts = texts;         // the TextMemory in front of it
     this.identity = identity;
     this.store = null;
     this.database = null;
@@ -134,13 +147,16 @@ export class EngineMemory {
     this.dirty = false;
   }
 
+  // The engine's counts, with the sentences of whole texts answered before it as hits.
   stats() {
-    return this.memory.stats();
+    const s = this.memory.stats();
+    return { ...s, hits: s.hits + this.texts.sentenceHits };
   }
 
-  // After a translation: `added` sentences were computed (and stored in the memory).
+  // After a translation: `added` sentences were computed (and stored in the memory), and new
+  // whole texts perhaps kept.
   translated(added) {
-    if (!this.store || added === 0) return;
+    if (!this.store || (added === 0 && !this.texts.changed)) return;
     this.dirty = true;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => { this.save().catch(() => {}); }, SAVE_DELAY_MS);
@@ -153,7 +169,9 @@ export class EngineMemory {
     if (!this.store || !this.dirty) return this.saving;
     this.dirty = false;
     const image = this.memory.save();
-    this.saving = this.saving.then(() => this.store.put(this.identity, image));
+    const texts = this.texts.image();
+    this.saving = this.saving.then(() => this.store.put(this.identity, image))
+      .then(() => this.store.put(this.identity + TEXTS_SUFFIX, texts));
     return this.saving;
   }
 
@@ -162,9 +180,10 @@ export class EngineMemory {
     this.timer = null;
     this.dirty = false;
     this.memory.clear();
+    this.texts.clear();
     if (this.store) {
       await this.saving.catch(() => {});
-      this.saving = this.store.delete(this.identity);
+      this.saving = this.store.delete(this.identity).then(() => this.store.delete(this.identity + TEXTS_SUFFIX));
       await this.saving;
     }
   }
@@ -172,7 +191,7 @@ export class EngineMemory {
   // What Translator.memory.stats() reports.
   async report() {
     await this.saving.catch(() => {});
-    return { ...this.memory.stats(), database: this.database, saved: this.store !== null && !this.dirty };
+    return { ...this.stats(), texts: this.texts.stats(), database: this.database, saved: this.store !== null && !this.dirty };
   }
 
   dispose() {

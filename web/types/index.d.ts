@@ -165,6 +165,12 @@ export interface MemoryStats {
   hits: number;
   /** Sentences looked up and computed. */
   misses: number;
+  /**
+   * Whole texts translated before (a page's blocks, menus, buttons), answered with their complete
+   * result without entering the engine: how many are kept, their approximate bytes, and the
+   * sentences answered that way (counted in `hits` too). Bounded by the same maxEntries and maxBytes.
+   */
+  texts: { entries: number; bytes: number; hits: number };
   /** The IndexedDB database it is kept in, or null. */
   database: string | null;
   /** Kept in IndexedDB as it is now. */
