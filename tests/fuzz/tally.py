@@ -4,7 +4,9 @@ per harness, the sessions, the inputs run (libFuzzer's stat::number_of_executed_
 session still running, its last "#N" status line, marked "running"), the crashes (a session that
 ended in a sanitizer report, a deadly signal, a leak, a timeout or an out-of-memory), and the runs
 per CPU second; after a crash, also the runs since (the count that starts again once what it found
-is fixed). Standard library only.
+is fixed). A crash found to be none (a timeout of a process that was stopped, say) is marked so
+in its log by a line "reviewed: WHY" appended by hand: it is listed with the reason and not
+counted. Standard library only.
 Usage: tally.py [LOG_DIR] [NAME ...]"""
 import glob
 import os
@@ -19,7 +21,8 @@ CRASH = re.compile(r"^(==\d+==ERROR|SUMMARY: (Address|UndefinedBehavior|Leak)San
 
 def session(path):
     text = open(path, errors="replace").read()
-    s = {"log": os.path.basename(path), "harness": "", "runs": 0, "running": False, "crash": False, "cpu": None}
+    s = {"log": os.path.basename(path), "harness": "", "runs": 0, "running": False, "crash": False, "cpu": None,
+         "reviewed": None}
     m = re.search(r"^harness: (.*)$", text, re.M)
     s["harness"] = m.group(1) if m else "?"
     m = re.search(r"^stat::number_of_executed_units: (\d+)$", text, re.M)
@@ -31,6 +34,9 @@ def session(path):
         s["running"] = "exit:" not in text
     m = re.search(r"^exit: (\d+)$", text, re.M)
     s["crash"] = bool(CRASH.search(text)) or (m is not None and int(m.group(1)) not in (0, 72))
+    m = re.search(r"^reviewed: (.*)$", text, re.M)
+    if s["crash"] and m:
+        s["crash"], s["reviewed"] = False, m.group(1)
     m = re.search(r"^cpu: ([\d.]+) user ([\d.]+) sys", text, re.M)
     if m:
         s["cpu"] = float(m.group(1)) + float(m.group(2))
@@ -48,7 +54,8 @@ for name, sessions in sorted(by_name.items()):
     print(f"{name}:")
     for s in sessions:
         rate = f", {s['runs'] / s['cpu']:.0f} runs/cpu-s" if s["cpu"] else ""
-        flags = (" RUNNING" if s["running"] else "") + (" CRASH" if s["crash"] else "")
+        flags = (" RUNNING" if s["running"] else "") + (" CRASH" if s["crash"] else "") + \
+            (f" (reviewed: {s['reviewed']})" if s["reviewed"] else "")
         print(f"  {s['log']}: {s['runs']:,} runs{rate}{flags}  [{s['harness']}]")
     total = sum(s["runs"] for s in sessions)
     crashes = sum(s["crash"] for s in sessions)
