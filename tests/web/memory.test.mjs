@@ -87,6 +87,12 @@ test('memory: a whole text translated before comes back whole, without the engin
     const mixed = await tr.translate(['Zwei Hunde spielen im Schnee.', blocks[0]], { html: true, alignment: true });
     assert.deepEqual(content(mixed), content(await plain.translate(['Zwei Hunde spielen im Schnee.', blocks[0]], { html: true, alignment: true })));
     assert.equal((await tr.memory.stats()).texts.entries, 3);
+    // A text twice in one request: computed once, the second a copy from the memory.
+    const twice = await tr.translate(['Der Hund bellt.', blocks[0], 'Der Hund bellt.'], { html: true, alignment: true });
+    assert.deepEqual(content(twice), content(await plain.translate(['Der Hund bellt.', blocks[0], 'Der Hund bellt.'], { html: true, alignment: true })));
+    assert.equal(twice[0].timings.memoryHits, 2, "the block known before, and the repeat");
+    twice[0].text = 'changed';
+    assert.notEqual(twice[2].text, 'changed', 'a copy each');
     // Word confidence is computed (the memory keeps no log-probabilities).
     const sure = await tr.translate(blocks, { html: true, alignment: true, confidence: true });
     assert.equal(sure[0].timings.memoryHits, 0);

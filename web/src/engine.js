@@ -261,13 +261,27 @@ export class Engine {
       return { results: known, translateMs: performance.now() - t0, backend: this.webgpu ? 'webgpu' : 'wasm', gpu: null,
         memoryHits: knownHits };
     }
-    const computed = await this.compute(missing.map((i) => texts[i]), options, signal, null, null);
-    missing.forEach((i, j) => {
-      textMemory.set(optionsKey, texts[i], computed.results[j]);
-      known[i] = computed.results[j];
-    });
+    // A text that comes more than once (a page's repeated button) is computed once; its other
+    // places get copies, counted as answered from the memory.
+    const unique = [...new Set(missing.map((i) => texts[i]))];
+    const computed = await this.compute(unique, options, signal, null, null);
+    const fresh = new Map(unique.map((text, j) => [text, computed.results[j]]));
+    for (const [text, result] of fresh) textMemory.set(optionsKey, text, result);
+    const given = new Set();
+    let repeatHits = 0;
+    for (const i of missing) {
+      const result = fresh.get(texts[i]);
+      if (given.has(texts[i])) {
+        known[i] = textMemory.get(optionsKey, texts[i]) ?? structuredClone(result);  // (one too large to keep)
+        repeatHits += result.sentences.length;
+      } else {
+        known[i] = result;
+        given.add(texts[i]);
+      }
+    }
     this.memory.translated(0);  // new whole texts: stored soon
-    return { ...computed, results: known, translateMs: performance.now() - t0, memoryHits: computed.memoryHits + knownHits };
+    return { ...computed, results: known, translateMs: performance.now() - t0,
+      memoryHits: computed.memoryHits + knownHits + repeatHits };
   }
 
   // translate() without the memory of whole texts.
