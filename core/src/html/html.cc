@@ -415,6 +415,10 @@ class Parser {
       return;
     }
     if (foreign_open_ > 0 && one_of(t.name, {"html", "head", "body", "frameset", "frame"})) return keep_rest(t.begin);
+    // A template's content is built by insertion modes of its own (a cell in it closes no cell
+    // around it, a row in it goes nowhere else), never shown and never run, and untranslated: the
+    // rest is kept as written, so that a browser builds it as it built the input's, inert.
+    if (t.name == "template") return keep_rest(t.begin);
     // Start tags a browser ignores in a fragment's body (and table parts outside a table): kept
     // as markup, but no element (one would bound the scope of end tags, as it does not for them).
     if (one_of(t.name, {"html", "head", "body", "frameset", "frame"}) ||
