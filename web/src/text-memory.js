@@ -58,16 +58,22 @@ export class TextMemory {
   /** Keeps a copy of a result, dropping the least recently used entries beyond the limits. */
   set(optionsKey, text, result) {
     const key = `${optionsKey}\n${text}`;
-    const bytes = 2 * key.length + sizeOf(result);
-    if (bytes > this.maxBytes) return;  // larger than the whole memory: not kept
     this.remove(key);
-    this.entries.set(key, { result: structuredClone(result), bytes });
+    if (this.add(key, structuredClone(result))) this.changed = true;
+  }
+
+  // Adds an entry as the newest (not one larger than the whole memory), then drops the oldest
+  // beyond the limits. Whether it was added.
+  add(key, result) {
+    const bytes = 2 * key.length + sizeOf(result);
+    if (bytes > this.maxBytes) return false;
+    this.entries.set(key, { result, bytes });
     this.bytes += bytes;
-    this.changed = true;
     for (const [oldest] of this.entries) {
       if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
       this.remove(oldest);
     }
+    return true;
   }
 
   remove(key) {
@@ -104,17 +110,7 @@ export class TextMemory {
         e[1] && typeof e[1] === 'object' && typeof e[1].text === 'string' && Array.isArray(e[1].sentences));
     if (!valid) return 'not an image of whole texts';
     this.clear();
-    for (const [key, result] of image.entries) {
-      const bytes = 2 * key.length + sizeOf(result);
-      if (bytes > this.maxBytes) continue;
-      this.entries.set(key, { result, bytes });
-      this.bytes += bytes;
-    }
-    for (const [oldest] of this.entries) {
-      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
-      this.remove(oldest);
-    }
-    this.changed = false;
+    for (const [key, result] of image.entries) this.add(key, result);
     return null;
   }
 }
