@@ -2,23 +2,15 @@
 // mean log-probability, its words are where their text is in the sentence (JS string indices, also
 // past the Basic Multilingual Plane), their confidences in (0, 1]; the translation is the same as
 // without; html, streaming and keyed (chunked) requests carry it too; bad values are refused.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { PLAIN, fixturePath, golden, importPackage, repoRoot } from './helpers.mjs';
+import { PLAIN, fixturePath, golden, packageUnderTest, repoRoot } from './helpers.mjs';
 
 const shipped = path.join(repoRoot, 'models', 'tiny.deen', 'model.tfm');
-let pkg;
-const open = [];
-before(async () => { pkg = await importPackage(); });
-after(() => { for (const t of open) t.dispose(); });
-
-async function create(model) {
-  const t = await pkg.Translator.create({ model, threads: 2 });
-  open.push(t);
-  return t;
-}
+const translators = await packageUnderTest({ threads: 2 });
+const create = (model) => translators.create({ model });
 
 // What must hold of every sentence's confidence.
 function checkWords(sentence, where) {

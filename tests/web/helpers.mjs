@@ -1,4 +1,5 @@
 // Shared by the tests of the npm package (tests/web/*.test.mjs).
+import { after } from 'node:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -68,6 +69,20 @@ export function requireDist() {
 export async function importPackage() {
   requireDist();
   return import(path.join(webDir, 'src', 'index.js'));
+}
+
+// The package for one test file, and create(): Translator.create with the file's defaults under the
+// options given, each translator it made disposed when the file's tests have ended.
+export async function packageUnderTest(defaults = {}) {
+  const pkg = await importPackage();
+  const made = [];
+  after(() => { for (const t of made) t.dispose(); });
+  const create = async (options) => {
+    const t = await pkg.Translator.create({ ...defaults, ...options });
+    made.push(t);
+    return t;
+  };
+  return { pkg, create };
 }
 
 // A cache with the Cache API's match/put/delete (Node has no Cache API).

@@ -1,23 +1,14 @@
 // The npm package's API under Node (node --test): translations equal the golden fixtures, the
 // result shape, every kind of bad input, abort of queued and running requests, concurrency,
 // and model loading (progress, cache, sha256 refusal and re-fetch, registry).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { detectEnvironment } from '../../web/src/environment.js';
-import { PLAIN, fixtureBytes, fixturePath, golden, importPackage, MemoryCache } from './helpers.mjs';
+import { PLAIN, fixtureBytes, fixturePath, golden, packageUnderTest, MemoryCache } from './helpers.mjs';
 
-let pkg;
-const open = [];
-before(async () => { pkg = await importPackage(); });
-after(() => { for (const t of open) t.dispose(); });
-
-async function create(options) {
-  const t = await pkg.Translator.create(options);
-  open.push(t);
-  return t;
-}
+const { pkg, create } = await packageUnderTest();
 
 const expectedGreedy = (name) => golden(name).sentences.map((s) => s.greedy);
 

@@ -3,7 +3,7 @@
 // settle, within a time bound, as a rejection whose message says why, in both the threaded and the
 // single-threaded build; and a WebGPU readback in flight when a Worker or the process ends must
 // not abort node.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,12 +12,9 @@ import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { PLAIN, fixtureBytes, golden, importPackage, repoRoot, webDir, withHeaderText as editHeaderText } from './helpers.mjs';
+import { PLAIN, fixtureBytes, golden, packageUnderTest, repoRoot, webDir, withHeaderText as editHeaderText } from './helpers.mjs';
 
-let pkg;
-const open = [];
-before(async () => { pkg = await importPackage(); });
-after(() => { for (const t of open) t.dispose(); });
+const { pkg, create } = await packageUnderTest();
 
 const BOUND_MS = 60000;  // each case settles well within this
 
@@ -82,8 +79,7 @@ test('a directory or a missing path as the model: the path and the OS\'s reason'
 });
 
 test('limits: characters per input and tokens per sentence, configurable, with clear errors', { timeout: 4 * BOUND_MS }, async () => {
-  const t = await pkg.Translator.create({ model: fixtureBytes('marian'), threads: 1 });
-  open.push(t);
+  const t = await create({ model: fixtureBytes('marian'), threads: 1 });
   const text = 'Ein Mann fährt Fahrrad und zwei Hunde spielen im Schnee';
   // The default, 100,000 characters: a longer input is refused before any work on it.
   await assert.rejects(bounded(t.translate('x'.repeat(100001)), 'a 100,001-character input'),
@@ -191,8 +187,7 @@ export default async function (options) {
 test('a wasm trap fails its request with EngineStoppedError, and the next requests run on a fresh engine', { timeout: 4 * BOUND_MS }, async () => {
   const dir = trappingBuild();
   try {
-    const t = await pkg.Translator.create({ model: fixtureBytes('marian'), variant: 'single', wasmBase: pathToFileURL(`${dir}/`).href });
-    open.push(t);
+    const t = await create({ model: fixtureBytes('marian'), variant: 'single', wasmBase: pathToFileURL(`${dir}/`).href });
     const sentences = golden('marian').sentences;
     const expected = sentences[2].greedy.text;
     assert.equal((await t.translate(sentences[2].text, PLAIN)).text, expected);

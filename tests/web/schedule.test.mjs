@@ -2,20 +2,11 @@
 // as one translation; a request with `supersede: true` rejects the earlier requests with its key
 // at once (SupersededError), the queued ones never run, the running one stops at its next chunk,
 // and the engine is never restarted for it.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fixturePath, golden, importPackage } from './helpers.mjs';
+import { fixturePath, golden, packageUnderTest } from './helpers.mjs';
 
-let pkg;
-const open = [];
-before(async () => { pkg = await importPackage(); });
-after(() => { for (const t of open) t.dispose(); });
-
-async function create(options) {
-  const t = await pkg.Translator.create(options);
-  open.push(t);
-  return t;
-}
+const { pkg, create } = await packageUnderTest();
 
 const sentences = () => golden('marian').sentences.map((x) => x.text);
 

@@ -1,23 +1,14 @@
 // translateStream() (node --test): each sentence comes out as soon as it is done, in input order,
 // equal to the same sentence of translate()'s result; an abort midway (the signal, or leaving the
 // loop) throws the signal's reason and stops the engine's work on it; bad arguments throw at once.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PLAIN, fixtureBytes, fixturePath, golden, importPackage, webDir } from './helpers.mjs';
+import { PLAIN, fixtureBytes, fixturePath, golden, packageUnderTest, webDir } from './helpers.mjs';
 
-let pkg;
-const open = [];
-before(async () => { pkg = await importPackage(); });
-after(() => { for (const t of open) t.dispose(); });
-
-async function create(options) {
-  const t = await pkg.Translator.create(options);
-  open.push(t);
-  return t;
-}
+const { pkg, create } = await packageUnderTest();
 
 // Everything translate() says of a sentence, comparable with deepEqual.
 const plain = (s) => ({
