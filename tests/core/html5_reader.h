@@ -37,6 +37,18 @@ inline std::string html5_without_empty_end_tags(const std::string& html) {
   return out.append(html, from, std::string::npos);
 }
 
+// An attribute's value without what html5_without_empty_end_tags wrote into it: "<//>" back to
+// "</>", and a final "<//" back to "</" (an unquoted value that ended at the "</>"'s '>'). The
+// engine writes a tag back without the attributes a browser drops (a repeated name), so a value
+// that ended in "</" before a space may end in "</" before the '>' in the output: the same value
+// to a browser, and to the reader. Applied alike to the input and the output, it can only make
+// two values equal, never tell them apart.
+inline std::string html5_attribute_value(std::string value) {
+  for (size_t at; (at = value.find("<//>")) != std::string::npos;) value.erase(at + 2, 1);
+  if (value.size() >= 3 && value.compare(value.size() - 3, 3, "<//") == 0) value.pop_back();
+  return value;
+}
+
 inline Html5Elements html5_parse(const std::string& fragment) {
   const std::string html = html5_without_empty_end_tags(fragment);
   GumboOptions options = kGumboDefaultOptions;
@@ -64,7 +76,7 @@ inline Html5Elements html5_parse(const std::string& fragment) {
     std::vector<std::string> attributes;
     for (unsigned i = 0; i < e.attributes.length; ++i) {
       const GumboAttribute* a = static_cast<const GumboAttribute*>(e.attributes.data[i]);
-      attributes.push_back(std::string(a->name) + "=" + a->value);
+      attributes.push_back(std::string(a->name) + "=" + html5_attribute_value(a->value));
     }
     std::sort(attributes.begin(), attributes.end());
     std::string key = std::string(inert ? "inert " : "") + kNamespaces[e.tag_namespace] + ":" + name;
