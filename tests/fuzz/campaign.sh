@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A long fuzzing run at the lowest priority: fuzz_NAME on its persistent corpus (build-fuzz/corpus/NAME,
-# then the seeds) until the given UTC time, in sessions of at most an hour, each logged in
+# then the seeds) until the given UTC time, in sessions of at most 15 minutes, each logged in
 # build-fuzz/logs/NAME-START.log with libFuzzer's final stats (tests/fuzz/tally.py adds them up).
 # A crash ends the run; its input is in build-fuzz/artifacts/NAME-*. Stop it early with kill -INT
 # on the fuzzer (not SIGSTOP: libFuzzer's -timeout is wall-clock time). The timeout is 60 s, since
@@ -17,7 +17,10 @@ seeds=$bin/seeds/$name; [ -d "$seeds" ] || seeds=$out/seeds/$name
 while :; do
   left=$(( end - $(date -u +%s) ))
   [ $left -gt 5 ] || break
-  [ $left -gt 3600 ] && left=3600
+  # A fresh process every 15 minutes: ASan's stack depot and quarantine grow with a process's life
+  # (fuzz_html fell from about 1,000 to 300 runs per second within an hour, a quarter of its time in
+  # StackDepot::Put); reading the corpus again at the start costs 20-60 s.
+  [ $left -gt 900 ] && left=900
   log=$out/logs/$name-$(date -u +%Y%m%dT%H%M%S).log
   echo "harness: $bin/fuzz_$name $(sha256sum "$bin/fuzz_$name" | cut -c1-16) commit $(git rev-parse --short HEAD)" >"$log"
   /usr/bin/time -a -o "$log" -f "cpu: %U user %S sys %e wall (s)" nice -n 19 "$bin/fuzz_$name" "$out/corpus/$name" "$seeds" -max_total_time=$left -max_len="${max_len[$name]}" \
