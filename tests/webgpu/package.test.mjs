@@ -12,7 +12,7 @@
 // - 'auto' in node stays on wasm although an adapter exists;
 // - the memory held both ways (diagnostics).
 // Skipped, with the reason, without web/dist, npm webgpu or an adapter.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ import { promisify } from 'node:util';
 
 import { SWIFTSHADER_ICD, nodeRuntime } from './node_gpu.mjs';
 import { FIXTURES, fixtureFile, lines, repoRoot, germanSentences } from './models.mjs';
-import { PLAIN } from '../web/helpers.mjs';
+import { PLAIN, packageUnderTest } from '../web/helpers.mjs';
 
 // Before any Worker starts: Dawn in the engine's Worker reads the process environment.
 if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER_ICD)) process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
@@ -36,16 +36,7 @@ if (!skip) {
 }
 if (skip) console.log(`# SKIP package WebGPU tests: ${skip}`);
 
-let pkg;
-const open = [];
-before(async () => { if (!skip) pkg = await import(path.join(repoRoot, 'web', 'src', 'index.js')); });
-after(() => { for (const t of open) t.dispose(); });
-
-async function create(options) {
-  const t = await pkg.Translator.create({ threads: 2, ...options });
-  open.push(t);
-  return t;
-}
+const { create } = skip ? {} : await packageUnderTest({ threads: 2 });
 
 const run = promisify(execFile);
 const tokensOf = (results) => results.map((r) => r.sentences.map((s) => Array.from(s.tokens)));
