@@ -109,6 +109,24 @@ std::string plan_name(const cat::Plan& p) {
   return s;
 }
 
+// A path made absolute with every link and '..' resolved (as far as it exists), without a
+// trailing empty part, so that two paths compare part by part.
+std::filesystem::path resolved(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  if (ec) throw download_error("cannot resolve the cache path '" + path + "': " + ec.message());
+  if (p.filename().empty()) p = p.parent_path();
+  return p;
+}
+
+// Whether `path` is `root` or lies below it.
+bool lies_within(const std::filesystem::path& path, const std::filesystem::path& root) {
+  auto p = path.begin();
+  for (auto r = root.begin(); r != root.end(); ++r, ++p)
+    if (p == path.end() || *p != *r) return false;
+  return true;
+}
+
 }  // namespace
 
 std::string default_cache_dir() {
@@ -131,12 +149,24 @@ std::string CatalogClient::catalog_dir() const {
          cat::sha256_hex(reinterpret_cast<const uint8_t*>(url.data()), url.size()).substr(0, 16);
 }
 
+// The record fields in this path matched strict patterns when the records were read
+// (parse_records); every write and removal is checked by within_cache() all the same.
 std::string CatalogClient::model_dir(const cat::Model& m) const {
   std::string version = m.version;
   for (char& c : version)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
   return catalog_dir() + "/" + m.source + "-" + m.target + "/" + version + "-" +
          (m.architecture.empty() ? "model" : m.architecture);
+}
+
+// The cache writes and deletes nothing outside its folder: the path, with links and '..'
+// resolved, must lie strictly below the cache folder, or the action is refused.
+std::string CatalogClient::within_cache(const std::string& path, const char* action) const {
+  const std::filesystem::path root = resolved(s_.cache_dir), at = resolved(path);
+  if (at == root || !lies_within(at, root))
+    throw download_error(std::string("refusing to ") + action + " '" + path + "': it lies outside the cache folder " +
+                         s_.cache_dir);
+  return path;
 }
 
 std::vector<uint8_t> CatalogClient::download(const std::string& url, uint64_t size, const std::string& what,
@@ -200,10 +230,10 @@ cat::Catalog CatalogClient::catalog(bool* from_cache) {
   }
   base_url_ = cat::parse_attachments_base(server);
   cat::Catalog catalog(cat::parse_records(records, limits), s_.options);  // checked before it is kept
-  make_dirs(dir);
-  write_atomically(dir + "/server.json", server.data(), server.size());
-  write_atomically(dir + "/records.json", records.data(), records.size());
-  write_atomically(dir + "/url", s_.server.data(), s_.server.size());
+  make_dirs(within_cache(dir, "create"));
+  write_atomically(within_cache(dir + "/server.json", "write"), server.data(), server.size());
+  write_atomically(within_cache(dir + "/records.json", "write"), records.data(), records.size());
+  write_atomically(within_cache(dir + "/url", "write"), s_.server.data(), s_.server.size());
   if (from_cache) *from_cache = false;
   return catalog;
 }
@@ -225,12 +255,17 @@ cat::Plan CatalogClient::plan(const std::string& source, const std::string& targ
   return catalog().plan(source, target);
 }
 
+// Only folders this cache made are removed: real folders (not links) directly in the pair's folder
+// that hold the mark fetch() leaves in each version folder, each checked to lie in the cache.
 void CatalogClient::drop_other_versions(const cat::Model& m) {
   namespace fs = std::filesystem;
   const fs::path kept = model_dir(m);
+  const fs::path pair = within_cache(kept.parent_path().string(), "clean up");
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(kept.parent_path(), ec)) {
-    if (entry.path() != kept && entry.is_directory(ec)) fs::remove_all(entry.path(), ec);
+  for (const auto& entry : fs::directory_iterator(pair, ec)) {
+    if (entry.path().filename() == kept.filename() || entry.is_symlink(ec) || !entry.is_directory(ec)) continue;
+    if (!fs::is_regular_file(fs::symlink_status(entry.path() / kVersionMark, ec))) continue;
+    fs::remove_all(within_cache(entry.path().string(), "remove"), ec);
   }
 }
 
@@ -257,7 +292,7 @@ std::vector<CatalogClient::Step> CatalogClient::fetch(const cat::Plan& plan) {
           continue;
         } catch (const Error& e) {
           std::cerr << "tformer: warning: the cached " << e.what() << "; downloading it again\n";
-          std::remove(path.c_str());
+          std::remove(within_cache(path, "remove").c_str());
         }
       }
       if (base_url_.empty()) {
@@ -268,10 +303,13 @@ std::vector<CatalogClient::Step> CatalogClient::fetch(const cat::Plan& plan) {
           download(base_url_ + f.attachment.location, f.attachment.size, plan_name(plan), done, total);
       done += f.attachment.size;
       std::vector<uint8_t> file = cat::unpack(f, download_bytes.data(), download_bytes.size());
-      make_dirs(dir);
-      write_atomically(path, file.data(), file.size());
+      make_dirs(within_cache(dir, "create"));
+      write_atomically(within_cache(path, "write"), file.data(), file.size());
       step.files.push_back({f.name, std::move(file)});
     }
+    // The mark that tells drop_other_versions() this folder is the cache's own.
+    const std::string mark = dir + "/" + kVersionMark;
+    if (!exists(mark)) write_atomically(within_cache(mark, "write"), "", 0);
     // The pair's files of any other version (an older release, a channel asked for before) go.
     drop_other_versions(m);
     steps.push_back(std::move(step));

@@ -6,6 +6,8 @@
 // pair works offline), and DIR/<catalogue>/<source>-<target>/<version>-<architecture>/<name>, each
 // file as used (decompressed), written only after its checks passed, under a temporary name
 // renamed into place: nothing broken stays there. One version of a pair is kept: the one last used.
+// Nothing is written or removed outside DIR: each path is resolved and checked first, and only
+// version folders that hold the cache's mark (kVersionMark) are ever removed.
 #pragma once
 
 #include <string>
@@ -15,6 +17,9 @@
 #include "tformer/marian.h"
 
 namespace tformer::cli {
+
+// The empty file in each version folder the cache made (the package's Node cache writes it too).
+inline constexpr const char* kVersionMark = ".tformer-version";
 
 struct CatalogSettings {
   std::string server = tformer::catalog::kFirefoxServer;
@@ -50,6 +55,7 @@ class CatalogClient {
   std::string catalog_dir() const;
   std::string model_dir(const tformer::catalog::Model& m) const;
   void drop_other_versions(const tformer::catalog::Model& m);
+  std::string within_cache(const std::string& path, const char* action) const;
   std::string get(const std::string& url, uint64_t max_bytes, const std::string& what);
   std::vector<uint8_t> download(const std::string& url, uint64_t size, const std::string& what, uint64_t done,
                                 uint64_t total);

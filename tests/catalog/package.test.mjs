@@ -4,11 +4,13 @@
 // (the pivot as the first folder's sentences through the second, one at a time); the download has
 // one progress total; the files land in the CLI's cache layout and a cached pair starts with the
 // server gone; online it follows its records (a changed hash or a newer release version replaces
-// the cached files); failures are clear and leave nothing broken in the cache.
+// the cached files); failures are clear and leave nothing broken in the cache; hostile records
+// (hostile.py) are refused naming the field, and nothing outside the cache folder is touched.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, existsSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,7 +79,7 @@ test('a direct pair: token-identical to its folder; one progress total; cached i
   }
   const dir = readdirSync(cache).find((d) => d.startsWith('catalog-'));
   assert.deepEqual(readdirSync(path.join(cache, dir, 'fr-en', '1.0-tiny')).sort(),
-    ['lex.50.50.fren.s2t.bin', 'model.fren.intgemm.alphas.bin', 'vocab.fren.spm']);
+    ['.tformer-version', 'lex.50.50.fren.s2t.bin', 'model.fren.intgemm.alphas.bin', 'vocab.fren.spm']);
   // The server gone: the cached pair still starts, with nothing downloaded.
   const { child, url: other } = await serve(path.join(made, 'catalog'));
   const c2 = cacheDir('offline');
@@ -187,4 +189,104 @@ test('wrong hash, 404, cut download and zstd bombs: clear errors, nothing cached
   await assert.rejects(Translator.create({ from: 'fr', catalog: url }), /option 'to'/);
   await assert.rejects(Translator.create({ from: 'fr', to: 'en', model: 'x.tfm' }), /either 'model' or 'from'/);
   await assert.rejects(Translator.create({ model: 'x.tfm', channel: 'beta' }), /go with 'from' and 'to'/);
+});
+
+// Every entry under `folder` (but those under `skip`) with its kind, size, mtime and content hash.
+function listing(folder, skip) {
+  const out = {};
+  const walk = (dir) => {
+    for (const name of readdirSync(dir)) {
+      const p = path.join(dir, name);
+      if (p === skip || p.startsWith(skip + path.sep)) continue;
+      const st = lstatSync(p);
+      const rel = path.relative(folder, p);
+      if (st.isSymbolicLink()) out[rel] = ['link', readlinkSync(p), st.mtimeMs];
+      else if (st.isDirectory()) {
+        out[rel] = ['dir', st.mtimeMs];
+        walk(p);
+      } else out[rel] = ['file', st.size, st.mtimeMs, createHash('sha256').update(readFileSync(p)).digest('hex')];
+    }
+  };
+  walk(folder);
+  return out;
+}
+
+test('hostile records: refused naming the field in the folder cache (given and default) and the browser cache; nothing outside the cache touched', async () => {
+  const base = path.join(work, 'hostile');
+  const r = spawnSync('/usr/bin/python3', [path.join(ROOT, 'tests', 'catalog', 'hostile.py'), path.join(made, 'catalog'),
+    path.join(base, 'catalogs'), base], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const cases = JSON.parse(r.stdout);
+  assert.ok(cases.length >= 40);
+  const victim = path.join(base, 'victim');
+  const victimBefore = listing(victim, null);
+  const saved = { HOME: process.env.HOME, XDG_CACHE_HOME: process.env.XDG_CACHE_HOME };
+  try {
+    for (const [n, c] of cases.entries()) {
+      const { child, url: hostileUrl } = await serve(c.catalog);
+      try {
+        for (const mode of ['given', 'default', 'browser']) {
+          const box = path.join(base, `run${n}-${mode}`);
+          mkdirSync(path.join(box, 'home', '.ssh'), { recursive: true });
+          writeFileSync(path.join(box, 'home', '.ssh', 'authorized_keys'), 'ssh-ed25519 AAAA user@laptop\n');
+          mkdirSync(path.join(box, 'victim', 'keep'), { recursive: true });
+          writeFileSync(path.join(box, 'victim', 'keep', 'notes.txt'), 'keep me\n');
+          const cache = mode === 'default' ? path.join(box, 'home', '.cache', 'tformer') : path.join(box, 'cache');
+          mkdirSync(cache, { recursive: true });
+          const before = listing(box, cache);
+          const writes = [];
+          const browserCache = { match: async () => undefined, keys: async () => [], delete: async () => true,
+            put: async (request) => { writes.push(String(request.url ?? request)); } };
+          const options = { from: 'fr', to: 'en', catalog: hostileUrl, threads: 1 };
+          if (mode === 'given') options.cache = cache;
+          if (mode === 'browser') options.cache = browserCache;
+          if (mode === 'default') {
+            process.env.HOME = path.join(box, 'home');
+            delete process.env.XDG_CACHE_HOME;
+          }
+          const where = `${c.field}=${JSON.stringify(c.value)} (${mode} cache)`;
+          await assert.rejects(Translator.create(options), (e) => {
+            assert.equal(e.name, 'ModelLoadError', where);
+            assert.ok(e.message.includes(`${c.field} `), `${where}: the error must name the field: ${e.message}`);
+            return true;
+          });
+          if (saved.HOME === undefined) delete process.env.HOME; else process.env.HOME = saved.HOME;
+          if (saved.XDG_CACHE_HOME !== undefined) process.env.XDG_CACHE_HOME = saved.XDG_CACHE_HOME;
+          assert.deepEqual(listing(box, cache), before, `${where}: something outside the cache changed`);
+          assert.deepEqual(listing(victim, null), victimBefore, where);
+          assert.deepEqual(writes, [], `${where}: nothing may be cached`);
+          assert.ok(!readdirSync(cache, { recursive: true }).map(String).some((f) => f.includes('model.')), where);
+        }
+      } finally {
+        child.kill();
+        await new Promise((done) => child.on('exit', done));
+      }
+    }
+  } finally {
+    if (saved.HOME === undefined) delete process.env.HOME; else process.env.HOME = saved.HOME;
+    if (saved.XDG_CACHE_HOME === undefined) delete process.env.XDG_CACHE_HOME; else process.env.XDG_CACHE_HOME = saved.XDG_CACHE_HOME;
+  }
+});
+
+test('the folder cache writes and removes only inside its folder: links out of it refused, folders without its mark kept', async () => {
+  const box = path.join(work, 'links');
+  mkdirSync(path.join(box, 'victim', 'other'), { recursive: true });
+  writeFileSync(path.join(box, 'victim', 'other', 'photo.jpg'), 'not really a photo\n');
+  const cache = path.join(box, 'cache');
+  (await Translator.create({ from: 'fr', to: 'en', catalog: url, cache, threads: 1 })).dispose();
+  const pair = path.join(cache, readdirSync(cache).find((d) => d.startsWith('catalog-')), 'fr-en');
+  assert.ok(existsSync(path.join(pair, '1.0-tiny', '.tformer-version')));
+  mkdirSync(path.join(pair, '0.9-tiny'));
+  writeFileSync(path.join(pair, '0.9-tiny', 'mine.txt'), "not the cache's\n");
+  symlinkSync(path.join(box, 'victim', 'other'), path.join(pair, '0.8-tiny'));
+  (await Translator.create({ from: 'fr', to: 'en', channel: 'nightly', catalog: url, cache, threads: 1 })).dispose();
+  assert.deepEqual(readdirSync(pair).sort(), ['0.8-tiny', '0.9-tiny', '1.1a1-tiny']);
+  assert.ok(existsSync(path.join(box, 'victim', 'other', 'photo.jpg')));
+  // The pair's folder replaced by a link out of the cache: nothing is written through it.
+  rmSync(pair, { recursive: true });
+  symlinkSync(path.join(box, 'victim'), pair);
+  const before = listing(box, cache);
+  const t = await Translator.create({ from: 'fr', to: 'en', catalog: url, cache, threads: 1 });
+  t.dispose();  // the files come from the download; the cache refused to keep them
+  assert.deepEqual(listing(box, cache), before);
 });

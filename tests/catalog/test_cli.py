@@ -14,6 +14,11 @@
   record that changed (another hash, a newer release version) replaces the cached files, the old
   version leaves the cache. Without a cache the error says so. A cached file that was damaged is downloaded again. A malformed or hostile
   catalogue is refused with a message.
+- Hostile records (hostile.py: architecture, version, name or a language holding '..', '/', '\\', an
+  absolute path, NUL or percent-encoded dots) are refused with an error naming the field, with
+  --cache and with the default cache under a throwaway HOME, and nothing outside the cache folder
+  is created, changed or deleted. A cache folder replaced by a link out of the cache is refused
+  too, and only version folders the cache made (with its mark) are removed.
 
 Usage: tests/catalog/test_cli.py [--keep DIR]    (ends with "N passed, N failed")
 """
@@ -32,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))  # tests/: checks.py
+import hostile  # noqa: E402
 import make_catalog  # noqa: E402
 from checks import check, closing  # noqa: E402
 from server import RECORDS, CatalogServer  # noqa: E402
@@ -261,6 +267,64 @@ def tests(env: Env):
         r = run("translate", "--from", "fr", "--to", "en", "--channel", "aurora", *env.args(shared))
         assert r.returncode == 2
     check("malformed and hostile catalogues, unknown pairs and bad flags: clear errors", bad_catalogues)
+
+
+    def hostile_records():
+        base = os.path.join(env.work, "hostile")
+        cases = hostile.write(env.index["catalog"], os.path.join(base, "catalogs"), os.path.join(base, "victim"))
+        hostile.decoy(base)  # base/victim: what the absolute-path values name
+        s = CatalogServer(cases[0]["catalog"]).start()  # one server, its folder switched per case
+        try:
+            for n, case in enumerate(cases):
+                s.catalog = os.path.abspath(case["catalog"])
+                for default_cache in (False, True):
+                    box = os.path.join(base, f"run{n}-{int(default_cache)}")
+                    hostile.decoy(box)
+                    home = os.path.join(box, "home")
+                    cache = os.path.join(home, ".cache", "tformer") if default_cache else os.path.join(box, "cache")
+                    os.makedirs(cache)
+                    before = hostile.listing(box, skip=[cache])
+                    victim_before = hostile.listing(os.path.join(base, "victim"))
+                    environ = {k: v for k, v in os.environ.items() if k != "XDG_CACHE_HOME"}
+                    environ["HOME"] = home
+                    flags = ["--catalog", s.url] + ([] if default_cache else ["--cache", cache])
+                    r = subprocess.run([TFORMER, "translate", "--from", "fr", "--to", "en", *flags], input=LINES[0] + "\n",
+                                       capture_output=True, text=True, timeout=300, env=environ)
+                    where = f"{case['field']}={case['value']!r} ({'default cache' if default_cache else '--cache'})"
+                    assert r.returncode == 1 and "tformer: error:" in r.stderr, (where, r.returncode, r.stderr)
+                    assert f"{case['field']} " in r.stderr, f"{where}: the error must name the field: {r.stderr}"
+                    assert r.stdout == "", where
+                    assert hostile.listing(box, skip=[cache]) == before, f"{where}: something outside the cache changed"
+                    assert hostile.listing(os.path.join(base, "victim")) == victim_before, where
+                    assert not any(f.startswith("model.") for _, _, fs in os.walk(cache) for f in fs), where
+        finally:
+            s.stop()
+    check("hostile records (a field that reaches a cache path climbs out of it): refused naming the field, "
+          "with --cache and the default cache; nothing outside the cache created, changed or deleted", hostile_records)
+
+    def cache_links():
+        box = os.path.join(env.work, "links")
+        hostile.decoy(box)
+        c = os.path.join(box, "cache")
+        ok(run("translate", "--from", "fr", "--to", "en", *env.args(c)))
+        pair = os.path.join(c, [n for n in os.listdir(c) if n.startswith("catalog-")][0], "fr-en")
+        # A folder the cache did not make (no mark), and a link to a folder outside: both stay when
+        # the pair's version changes.
+        os.makedirs(os.path.join(pair, "0.9-tiny"))
+        open(os.path.join(pair, "0.9-tiny", "mine.txt"), "w").write("not the cache's\n")
+        os.symlink(os.path.join(box, "victim", "other"), os.path.join(pair, "0.8-tiny"))
+        ok(run("translate", "--from", "fr", "--to", "en", "--channel", "nightly", *env.args(c)))
+        assert sorted(os.listdir(pair)) == ["0.8-tiny", "0.9-tiny", "1.1a1-tiny"], os.listdir(pair)
+        assert os.path.exists(os.path.join(box, "victim", "other", "photo.jpg"))
+        # The pair's folder replaced by a link out of the cache: nothing is written through it.
+        shutil.rmtree(pair)
+        os.symlink(os.path.join(box, "victim", "keep"), pair)
+        before = hostile.listing(box, skip=[c])
+        r = run("translate", "--from", "fr", "--to", "en", *env.args(c))
+        assert r.returncode == 1 and "outside the cache folder" in r.stderr, r.stderr
+        assert hostile.listing(box, skip=[c]) == before
+    check("the cache writes and removes only inside its folder: links out of it refused, folders without its mark kept",
+          cache_links)
 
 
 def main(argv):

@@ -217,7 +217,42 @@ TEST_CASE("catalog: malformed and hostile records are refused with the record na
   refused(with("/attachment/size", -1), "not a byte count");
   refused(with("/decompressedSize", uint64_t(1) << 40), "more than the limit");
   refused(with("/version", 3), "version is not a string");
-  refused(with("/sourceLanguage", "fr/../x"), "language tags");
+  refused(with("/sourceLanguage", "fr/../x"), "sourceLanguage 'fr/../x' is not a language tag");
+  // Every field that reaches a cache path, with each way out of a folder: refused, the field named.
+  const std::vector<std::string> escapes = {"x/../../../../victim/keep", "..", "/home/user/.ssh", "..\\..\\x",
+                                            std::string("a\0/../b", 7), "%2e%2e%2fvictim", "a b"};
+  for (const std::string& bad : escapes) {
+    INFO(bad);
+    refused(with("/architecture", bad), "architecture ");
+    refused(with("/version", bad), "version ");
+    refused(with("/name", bad), "name ");
+    refused(with("/sourceLanguage", bad), "sourceLanguage ");
+    refused(with("/targetLanguage", bad), "targetLanguage ");
+    refused(with("/attachment/location", bad), "attachment.location ");
+  }
+  for (const std::string& bad : {"1..0", "-tiny", "tiny-", "", "a_b"}) {
+    INFO(bad);
+    if (!bad.empty()) refused(with("/architecture", bad), "architecture ");
+    refused(with("/version", bad), "version ");
+    refused(with("/sourceLanguage", bad), "sourceLanguage ");
+  }
+  // What Firefox's records hold is accepted.
+  for (const auto& [pointer, value] : std::vector<std::pair<std::string, std::string>>{
+           {"/architecture", "base-memory"}, {"/architecture", ""}, {"/version", "2.0a1"}, {"/version", "1.0.1"},
+           {"/sourceLanguage", "zh-Hant"}, {"/targetLanguage", "sr-Latn-RS"}})
+    CHECK(cat::parse_records(nlohmann::json{{"data", {with(pointer, value)}}}.dump()).size() == 1);
+  // A value is shown with control characters escaped and cut short.
+  try {
+    cat::parse_records(nlohmann::json{{"data", {with("/architecture", "\x1b]0;owned\x07" + std::string(500, 'x'))}}}.dump());
+    FAIL("accepted");
+  } catch (const tformer::Error& e) {
+    const std::string what = e.what();
+    CHECK(what.find('\x1b') == std::string::npos);
+    CHECK(what.find("\\x1b]0;owned\\x07") != std::string::npos);
+    INFO(what);
+    CHECK(what.find("(510 bytes)") != std::string::npos);
+    CHECK(what.size() < 300);
+  }
   nlohmann::json no_att = good;
   no_att.erase("attachment");
   refused(no_att, "has no attachment");

@@ -44,9 +44,27 @@ async function sha256Text(text) {
 }
 
 // ---- the caches ------------------------------------------------------------------------------------
+// A cache key is <pair>/<version folder>/<file name> or a document's name, built from record fields
+// that the engine held to strict patterns when it read the records; each part is checked again
+// here, so that no key can name anything outside the cache.
+const KEY_PART = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/;
+// The empty file in each version folder the cache made: only folders that hold it are ever
+// removed (the CLI's cache writes and reads the same mark: core/cli/catalog_client.h).
+export const VERSION_MARK = '.tformer-version';
+
+function checkKey(key) {
+  const parts = key.split('/');
+  const bad = (p, i) => !(KEY_PART.test(p) || (i === 2 && p === VERSION_MARK)) || p.includes('..');
+  if (parts.length > 3 || parts.some(bad)) {
+    throw new ModelLoadError(`refusing the cache key '${key.slice(0, 80)}': not <pair>/<version>/<file name>`);
+  }
+  return key;
+}
+
 class FolderCache {
-  constructor(dir) {
+  constructor(dir, path) {
     this.dir = dir;
+    this.path = path;
   }
 
   static async open(cache, server) {
@@ -54,16 +72,32 @@ class FolderCache {
     const os = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:os');
     const root = typeof cache === 'string' ? cache
       : process.env.XDG_CACHE_HOME ? path.join(process.env.XDG_CACHE_HOME, 'tformer') : path.join(os.homedir(), '.cache', 'tformer');
-    return new FolderCache(path.join(root, `catalog-${(await sha256Text(server)).slice(0, 16)}`));
+    return new FolderCache(path.resolve(root, `catalog-${(await sha256Text(server)).slice(0, 16)}`), path);
   }
 
   async fs() {
     return import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
   }
 
+  // The file of a key, after checking that the deepest folder on its way that exists lies inside
+  // this catalogue's folder once its links are resolved (a folder replaced by a link is refused).
+  async file(key, action) {
+    const fs = await this.fs();
+    const file = this.path.join(this.dir, checkKey(key));
+    const root = await fs.realpath(this.dir).catch(() => null);
+    if (root === null) return file;  // nothing made yet: the key's own check is enough
+    for (let at = this.path.dirname(file); at.length >= this.dir.length; at = this.path.dirname(at)) {
+      const real = await fs.realpath(at).catch(() => null);
+      if (real === null) continue;
+      if (real === root || real.startsWith(root + this.path.sep)) return file;
+      break;
+    }
+    throw new ModelLoadError(`refusing to ${action} '${file}': it lies outside the cache folder ${this.dir}`);
+  }
+
   async get(key) {
     try {
-      return new Uint8Array(await (await this.fs()).readFile(`${this.dir}/${key}`));
+      return new Uint8Array(await (await this.fs()).readFile(await this.file(key, 'read')));
     } catch {
       return null;
     }
@@ -72,8 +106,9 @@ class FolderCache {
   // Under a temporary name, then renamed: a reader sees the whole file or none.
   async put(key, bytes) {
     const fs = await this.fs();
-    const file = `${this.dir}/${key}`;
-    await fs.mkdir(file.slice(0, file.lastIndexOf('/')), { recursive: true });
+    const file = await this.file(key, 'write');
+    await fs.mkdir(this.path.dirname(file), { recursive: true });
+    await this.file(key, 'write');  // again, now that the folders exist
     const part = `${file}.part-${process.pid}`;
     await fs.writeFile(part, bytes);
     await fs.rename(part, file);
@@ -81,22 +116,33 @@ class FolderCache {
 
   async has(key) {
     try {
-      return (await (await this.fs()).stat(`${this.dir}/${key}`)).isFile();
+      return (await (await this.fs()).stat(await this.file(key, 'read'))).isFile();
     } catch {
       return false;
     }
   }
 
   async delete(key) {
-    await (await this.fs()).rm(`${this.dir}/${key}`, { force: true });
+    await (await this.fs()).rm(await this.file(key, 'remove'), { force: true });
   }
 
-  // Every folder under `folder` but `keep`, with what it holds.
+  // Marks a version folder as the cache's own.
+  async mark(folder, version) {
+    const file = await this.file(`${folder}/${version}/${VERSION_MARK}`, 'write');
+    await (await this.fs()).writeFile(file, '');
+  }
+
+  // The other version folders of a pair that this cache made (real folders holding the mark; links
+  // and anything else are left alone), with what they hold.
   async dropOthers(folder, keep) {
     const fs = await this.fs();
-    const entries = await fs.readdir(`${this.dir}/${folder}`, { withFileTypes: true }).catch(() => []);
+    const pairDir = this.path.dirname(await this.file(`${folder}/${keep}`, 'clean up'));
+    const entries = await fs.readdir(pairDir, { withFileTypes: true }).catch(() => []);
     for (const e of entries) {
-      if (e.isDirectory() && e.name !== keep) await fs.rm(`${this.dir}/${folder}/${e.name}`, { recursive: true, force: true });
+      if (!e.isDirectory() || e.isSymbolicLink() || e.name === keep || !KEY_PART.test(e.name)) continue;
+      const mark = await fs.lstat(this.path.join(pairDir, e.name, VERSION_MARK)).catch(() => null);
+      if (!mark?.isFile()) continue;
+      await fs.rm(await this.file(`${folder}/${e.name}`, 'remove'), { recursive: true, force: true });
     }
   }
 }
@@ -118,24 +164,29 @@ class BrowserCache {
     }
   }
 
+  // Keys are checked as the folder cache checks them, so that both refuse the same records.
   async get(key) {
-    const r = await this.cache.match(this.prefix + key);
+    const r = await this.cache.match(this.prefix + checkKey(key));
     return r ? new Uint8Array(await r.arrayBuffer()) : null;
   }
 
   async put(key, bytes) {
-    await this.cache.put(this.prefix + key, new Response(bytes));
+    await this.cache.put(this.prefix + checkKey(key), new Response(bytes));
   }
 
   async has(key) {
-    return (await this.cache.match(this.prefix + key)) !== undefined;
+    return (await this.cache.match(this.prefix + checkKey(key))) !== undefined;
   }
 
   async delete(key) {
-    await this.cache.delete(this.prefix + key);
+    await this.cache.delete(this.prefix + checkKey(key));
   }
 
+  // A cache of URLs has no folders to mark: dropOthers() removes by prefix.
+  async mark() {}
+
   async dropOthers(folder, keep) {
+    checkKey(`${folder}/${keep}`);
     const under = `${this.prefix}${folder}/`;
     for (const request of await this.cache.keys()) {
       if (request.url.startsWith(under) && !request.url.startsWith(`${under}${keep}/`)) await this.cache.delete(request);
@@ -340,6 +391,7 @@ export async function fetchPair(from, to, options = {}) {
         files.push({ name: f.name, bytes });
       }
       // One version of a pair is kept: a newer one replaces the files of the one used before.
+      await c.cache?.mark(pairFolder(step), versionFolder(step)).catch(() => {});
       await c.cache?.dropOthers(pairFolder(step), versionFolder(step)).catch(() => {});
       steps.push({ step, files });
     }

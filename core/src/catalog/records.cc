@@ -1,6 +1,9 @@
 // Firefox's catalogue documents (Kinto JSON) read into records, with every field the rules and the
 // downloads use checked before anyone relies on it.
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -35,14 +38,47 @@ std::string lower(std::string s) {
   return s;
 }
 
+// Record fields that become parts of a cache path (<pair>/<version>-<architecture>/<name>) or of a
+// download URL are held to strict patterns: a record that does not match is refused, so that no
+// field can name a folder above the cache ('..', '/', '\\', an absolute path, NUL, '%2e%2e').
+bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
 // A file name that stays a file name in a cache folder: letters, digits, '.', '-', '_', not
 // starting with a dot.
 bool is_plain_name(const std::string& s) {
   if (s.empty() || s.size() > 200 || s[0] == '.') return false;
   for (char c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') return false;
+    if (!is_alnum(c) && c != '.' && c != '-' && c != '_') return false;
   return true;
 }
+
+// Runs of letters and digits joined by single separators from `separators`: "1.0", "2.0a1",
+// "base-memory", "zh-Hant". Never empty, never a separator at either end, never "..".
+bool is_joined_runs(const std::string& s, size_t max_size, const char* separators) {
+  if (s.empty() || s.size() > max_size) return false;
+  bool after_separator = true;
+  for (char c : s) {
+    if (is_alnum(c)) {
+      after_separator = false;
+    } else if (std::strchr(separators, c) != nullptr && c != '\0') {
+      if (after_separator) return false;
+      after_separator = true;
+    } else {
+      return false;
+    }
+  }
+  return !after_separator;
+}
+
+// A language tag as BCP 47 writes it: a primary subtag of letters, then subtags joined by '-'.
+bool is_language(const std::string& s) {
+  if (!is_joined_runs(s, 35, "-") || !std::isalpha(static_cast<unsigned char>(s[0]))) return false;
+  const size_t first = std::min(s.find('-'), s.size());
+  return first >= 2 && first <= 8;
+}
+
+bool is_version(const std::string& s) { return is_joined_runs(s, 64, ".-+"); }           // "1.0", "2.0a1"
+bool is_architecture(const std::string& s) { return is_joined_runs(s, 64, "-"); }        // "tiny", "base-memory"
 
 // A path under the attachments' base URL: relative, without '..', backslashes, queries or control
 // characters, so that base + location stays on the server's attachment tree.
@@ -62,11 +98,25 @@ bool is_safe_location(const std::string& s) {
   return true;
 }
 
-bool is_language(const std::string& s) {
-  if (s.empty() || s.size() > 35) return false;
-  for (char c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') return false;
-  return true;
+// A catalogue's text as an error message may show it: control characters and non-ASCII bytes
+// escaped, and cut after 60 bytes, so that a record cannot write to the terminal or flood it.
+std::string shown(const std::string& s) {
+  std::string out = "'";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i == 60) {
+      out += "...(" + std::to_string(s.size()) + " bytes)";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c >= 0x7f || c == '\'' || c == '\\') {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += char(c);
+    }
+  }
+  return out + "'";
 }
 
 }  // namespace
@@ -88,7 +138,7 @@ std::vector<Record> parse_records(const std::string& json, const Limits& limits)
     const auto& r = data[i];
     const std::string where = "catalogue record " + std::to_string(i + 1) +
                               (r.is_object() && r.contains("name") && r["name"].is_string()
-                                   ? " (" + r["name"].get<std::string>() + ")" : std::string());
+                                   ? " (" + shown(r["name"].get<std::string>()) + ")" : std::string());
     if (!r.is_object()) throw catalog_error(where + " is not an object");
     auto text = [&](const nlohmann::json& obj, const char* key, bool required, const std::string& in) -> std::string {
       if (!obj.contains(key) || obj[key].is_null()) {
@@ -117,9 +167,20 @@ std::vector<Record> parse_records(const std::string& json, const Limits& limits)
     rec.architecture = text(r, "architecture", false, "");
     rec.variant = text(r, "variant", false, "");
     rec.filter_expression = text(r, "filter_expression", false, "");
-    if (!is_language(rec.source) || !is_language(rec.target))
-      throw catalog_error(where + ": sourceLanguage and targetLanguage must be language tags");
-    if (!is_plain_name(rec.name)) throw catalog_error(where + ": name '" + rec.name + "' is not a plain file name");
+    // Each field that reaches a cache path, checked by its own pattern and named when refused.
+    if (!is_language(rec.source))
+      throw catalog_error(where + ": sourceLanguage " + shown(rec.source) + " is not a language tag");
+    if (!is_language(rec.target))
+      throw catalog_error(where + ": targetLanguage " + shown(rec.target) + " is not a language tag");
+    if (!is_plain_name(rec.name))
+      throw catalog_error(where + ": name " + shown(rec.name) +
+                          " is not a plain file name (letters, digits, '.', '-', '_'; not starting with '.')");
+    if (!is_version(rec.version))
+      throw catalog_error(where + ": version " + shown(rec.version) +
+                          " is not a version (letters and digits joined by '.', '-' or '+')");
+    if (!rec.architecture.empty() && !is_architecture(rec.architecture))
+      throw catalog_error(where + ": architecture " + shown(rec.architecture) +
+                          " is not an architecture name (letters and digits joined by '-')");
     if (!r.contains("attachment") || !r["attachment"].is_object()) throw catalog_error(where + " has no attachment");
     const auto& a = r["attachment"];
     rec.attachment.hash = lower(text(a, "hash", true, "attachment."));
@@ -129,7 +190,8 @@ std::vector<Record> parse_records(const std::string& json, const Limits& limits)
     rec.attachment.mimetype = text(a, "mimetype", false, "attachment.");
     if (!is_sha256_hex(rec.attachment.hash)) throw catalog_error(where + ": attachment.hash is not a sha256 (64 hex digits)");
     if (!is_safe_location(rec.attachment.location))
-      throw catalog_error(where + ": attachment.location '" + rec.attachment.location + "' is not a relative path on the server");
+      throw catalog_error(where + ": attachment.location " + shown(rec.attachment.location) +
+                          " is not a relative path on the server");
     // Records without decompressedHash (uncompressed attachments) are used as downloaded.
     if (r.contains("decompressedHash") && !r["decompressedHash"].is_null()) {
       rec.decompressed_hash = lower(text(r, "decompressedHash", true, ""));
