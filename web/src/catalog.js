@@ -68,15 +68,16 @@ class FolderCache {
   }
 
   static async open(cache, server) {
-    const path = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:path');
-    const os = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:os');
+    // Not import(): bundlers for browsers see no `node:` import.
+    const path = process.getBuiltinModule('node:path');
+    const os = process.getBuiltinModule('node:os');
     const root = typeof cache === 'string' ? cache
       : process.env.XDG_CACHE_HOME ? path.join(process.env.XDG_CACHE_HOME, 'tformer') : path.join(os.homedir(), '.cache', 'tformer');
     return new FolderCache(path.resolve(root, `catalog-${(await sha256Text(server)).slice(0, 16)}`), path);
   }
 
   async fs() {
-    return import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
+    return process.getBuiltinModule('node:fs/promises');
   }
 
   // The file of a key, after checking that the deepest folder on its way that exists lies inside
