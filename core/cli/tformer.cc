@@ -37,6 +37,7 @@
 #include "memory_file.h"
 #include "readable_json.h"
 #include "tformer/language_detector.h"
+#include "tformer/language_tags.h"
 #include "tformer/marian.h"
 #include "tformer/pivot.h"
 #include "tformer/profile.h"
@@ -120,7 +121,9 @@ std::string usage() {
     "  -o, --output FILE         convert: the .tfm to write\n"
     "\n"
     "catalogue options (translate --from/--to, models):\n"
-    "  --from SRC, --to TGT      the pair, as language tags of the catalogue (fr, de, en, zh, ...)\n"
+    "  --from SRC, --to TGT      the pair, as language tags (fr, de, en, zh, ...), matched to the\n"
+    "                            catalogue's by best fit as the web's Translator API does: DE and\n"
+    "                            de-AT are its de, zh-TW its zh-Hant\n"
     "  --catalog URL             the catalogue's server: a Remote Settings server with the collection\n"
     "                            " + std::string(tformer::catalog::kCollection) + " (default Firefox's)\n"
     "  --cache DIR               where pairs are kept (default $XDG_CACHE_HOME/tformer or\n"
@@ -442,7 +445,14 @@ bool uses_catalog(const Args& a) { return !a.from.empty() || !a.to.empty(); }
 Engine load_catalog_pair(const Args& a) {
   if (a.from.empty() || a.to.empty()) usage_error("a catalogue pair needs both --from and --to");
   tformer::cli::CatalogClient client(a.catalog);
-  const tformer::catalog::Plan plan = client.plan(a.from, a.to);
+  tformer::catalog::Plan plan;
+  try {
+    plan = client.plan(a.from, a.to);
+  } catch (const tformer::Error& e) {
+    // A pair the catalogue lacks: the engine names the nearest pairs; `models` lists them all.
+    if (e.code() != tformer::ErrorCode::kInvalidCatalog || e.detail().find(" cannot translate ") == std::string::npos) throw;
+    throw tformer::Error(e.code(), e.phase(), e.detail() + "; tformer models lists them all");
+  }
   Engine e;
   for (auto& step : client.fetch(plan)) {
     tformer::MarianImportOptions options;
@@ -485,10 +495,20 @@ int cmd_models(const Args& a) {
   tformer::cli::CatalogClient client(a.catalog);
   const tformer::catalog::Catalog catalog = client.catalog();
   const auto pairs = catalog.pairs();
+  // --from and --to as translate takes them: language tags, each catalogue tag matched by best fit.
+  auto fits = [](const std::string& asked, const std::string& tag) {
+    if (asked.empty()) return true;
+    try {
+      return tformer::best_fit_language({tformer::canonical_language_tag(tag)}, tformer::canonical_language_tag(asked)).has_value();
+    } catch (const tformer::Error&) {
+      return tag == asked;
+    }
+  };
+  if (!a.from.empty()) tformer::canonical_language_tag(a.from);  // not a tag: refused, naming it
+  if (!a.to.empty()) tformer::canonical_language_tag(a.to);
   std::printf("%-6s %-6s %-10s %-16s %10s  %s\n", "from", "to", "route", "architecture", "download", "cached");
   for (const auto& p : pairs) {
-    if (!a.from.empty() && p.source != a.from) continue;
-    if (!a.to.empty() && p.target != a.to) continue;
+    if (!fits(a.from, p.source) || !fits(a.to, p.target)) continue;
     std::printf("%-6s %-6s %-10s %-16s %10s  %s\n", p.source.c_str(), p.target.c_str(), p.pivot() ? "via en" : "direct",
                 p.architecture().c_str(), size_text(p.download_bytes()).c_str(), client.cached(p) ? "yes" : "no");
   }

@@ -121,12 +121,16 @@ class Catalog {
   const std::vector<Model>& models() const { return models_; }
   // Every pair the catalogue translates, direct or through English, sorted by source then target.
   std::vector<Plan> pairs() const;
-  // The pair's plan: the direct model, else the two through English. Throws kInvalidCatalog naming
-  // what is missing.
+  // The pair's plan: the direct model, else the two through English. The languages are language
+  // tags (tformer/language_tags.h), matched to the catalogue's by best fit as the web's Translator
+  // API does ("DE" and "de-AT" are the catalogue's "de"); the plan names the catalogue's tags.
+  // Throws kInvalidCatalog naming what is missing and the nearest pairs the catalogue has, or
+  // kInvalidArgument for a string that is not a language tag.
   Plan plan(const std::string& source, const std::string& target) const;
 
  private:
   const Model* find(const std::string& source, const std::string& target) const;
+  Plan plan_of(const std::string& source, const std::string& target) const;  // the catalogue's own tags
   std::vector<Model> models_;
   std::vector<std::string> refused_;  // "fr->en (it has no vocab ... file)": pairs whose files make no translator
 };

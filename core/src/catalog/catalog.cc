@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tformer/catalog.h"
+#include "tformer/language_tags.h"
 
 namespace tformer::catalog {
 namespace {
@@ -141,9 +142,7 @@ const Model* Catalog::find(const std::string& source, const std::string& target)
   return nullptr;
 }
 
-Plan Catalog::plan(const std::string& source, const std::string& target) const {
-  if (source.empty() || target.empty()) throw catalog_error("a pair needs a source and a target language");
-  if (source == target) throw catalog_error("the source and target languages are the same ('" + source + "')");
+Plan Catalog::plan_of(const std::string& source, const std::string& target) const {
   Plan p;
   p.source = source;
   p.target = target;
@@ -175,6 +174,78 @@ Plan Catalog::plan(const std::string& source, const std::string& target) const {
   throw catalog_error("the catalogue cannot translate " + source + " to " + target + ": " + missing + refused);
 }
 
+namespace {
+
+// A catalogue's tag in canonical form, or "" for one that is not a language tag.
+std::string canonical_or_empty(const std::string& tag) {
+  try {
+    return canonical_language_tag(tag);
+  } catch (const Error&) {
+    return "";
+  }
+}
+
+// The catalogue's tag among `tags` (its own) that best fits `requested` (canonical), or "".
+std::string fitting(const std::set<std::string>& tags, const std::string& requested) {
+  std::vector<std::string> canonical;
+  std::map<std::string, std::string> own;
+  for (const auto& t : tags) {
+    const std::string c = canonical_or_empty(t);
+    if (c.empty() || own.count(c)) continue;
+    canonical.push_back(c);
+    own[c] = t;
+  }
+  const std::optional<std::string> fit = best_fit_language(canonical, requested);
+  return fit ? own[*fit] : "";
+}
+
+}  // namespace
+
+Plan Catalog::plan(const std::string& source, const std::string& target) const {
+  if (source.empty() || target.empty()) throw catalog_error("a pair needs a source and a target language");
+  if (find(source, target)) return plan_of(source, target);
+  const std::string from = canonical_language_tag(source), to = canonical_language_tag(target);
+  if (best_fit_language({from}, to) || best_fit_language({to}, from))
+    throw catalog_error("the source and target languages are the same ('" + from + "', '" + to + "')");
+  const std::vector<Plan> all = pairs();
+  std::set<std::string> sources;
+  for (const auto& p : all) sources.insert(p.source);
+  const std::string fitted_source = fitting(sources, from);
+  std::set<std::string> targets;
+  for (const auto& p : all)
+    if (p.source == fitted_source) targets.insert(p.target);
+  const std::string fitted_target = fitting(targets, to);
+  if (!fitted_source.empty() && !fitted_target.empty()) return plan_of(fitted_source, fitted_target);
+  // No pair: why, as the catalogue's models tell it, and the pairs nearest to the one asked for
+  // (from the same source language, then into the same target language).
+  std::string why;
+  try {
+    plan_of(fitted_source.empty() ? from : fitted_source, fitted_target.empty() ? to : fitted_target);
+  } catch (const Error& e) {
+    why = e.detail();
+  }
+  std::vector<std::string> nearest;
+  std::set<std::string> all_targets;
+  for (const auto& p : all) all_targets.insert(p.target);
+  const std::string into = fitting(all_targets, to);
+  for (const auto& p : all)
+    if (p.source == fitted_source) nearest.push_back(p.source + "->" + p.target);
+  for (const auto& p : all)
+    if (p.target == into && p.source != fitted_source) nearest.push_back(p.source + "->" + p.target);
+  constexpr size_t kShown = 8;
+  std::string listed;
+  for (size_t i = 0; i < nearest.size() && i < kShown; ++i) listed += (i ? ", " : "") + nearest[i];
+  if (nearest.size() > kShown) listed += " and " + std::to_string(nearest.size() - kShown) + " more";
+  if (!listed.empty()) {
+    why += "; the nearest pairs it has: " + listed;
+  } else {
+    std::string languages;
+    for (const auto& s : sources) languages += (languages.empty() ? "" : ", ") + s;
+    why += all.empty() ? "; it has no pairs" : "; it translates from " + languages + " only";
+  }
+  throw catalog_error(why);
+}
+
 std::vector<Plan> Catalog::pairs() const {
   std::set<std::string> sources, targets;
   for (const auto& m : models_) {
@@ -186,7 +257,7 @@ std::vector<Plan> Catalog::pairs() const {
     for (const auto& t : targets) {
       if (s == t) continue;
       try {
-        out.push_back(plan(s, t));
+        out.push_back(plan_of(s, t));
       } catch (const Error&) {
       }
     }
