@@ -370,8 +370,38 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// A .tfm file is loaded as it is; anything else is a Marian folder or model file.
-bool is_marian(const std::string& path) { return is_directory(path) || !ends_with(path, ".tfm"); }
+// What a model path holds, by its first bytes rather than its name: a .tfm file ("TFMODEL\0"), or
+// a Marian model, a folder or a model file (.npz: a zip; .bin: its binary format version, 1, as a
+// 64-bit number; .gz: gzip). Anything else is refused here with the file named and what it starts
+// with, rather than read as a folder holding no vocabulary.
+enum class ModelKind { kTfm, kMarian };
+
+ModelKind model_kind(const std::string& path) {
+  if (is_directory(path)) return ModelKind::kMarian;
+  // A path that is not there: each loader says so in its words.
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return ends_with(path, ".tfm") ? ModelKind::kTfm : ModelKind::kMarian;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw tformer::Error("model '" + tformer::printable(path) + "': " + std::strerror(errno));
+  char head[8] = {};
+  in.read(head, sizeof head);
+  const size_t n = size_t(in.gcount());
+  const std::string start(head, n);
+  static const char kTfm[8] = {'T', 'F', 'M', 'O', 'D', 'E', 'L', '\0'};
+  static const char kMarianBin[8] = {1, 0, 0, 0, 0, 0, 0, 0};
+  if (n == 8 && std::memcmp(head, kTfm, 8) == 0) return ModelKind::kTfm;
+  if (start.rfind("PK\x03\x04", 0) == 0 || start.rfind("\x1f\x8b", 0) == 0 || (n == 8 && std::memcmp(head, kMarianBin, 8) == 0))
+    return ModelKind::kMarian;
+  // A .tfm by name: the engine says what is wrong with it (truncated, bad magic...).
+  if (ends_with(path, ".tfm")) return ModelKind::kTfm;
+  throw tformer::Error("model '" + tformer::printable(path) + "' is not a model file: not a .tfm model (bad magic: it starts with " +
+                       tformer::printable(nlohmann::json(start).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+                       (n < 8 ? ", " + std::to_string(n) + " bytes in all" : "") +
+                       "), nor a Marian model (.npz, .bin or .gz); MODEL is a .tfm file, a Marian model folder or its model file");
+}
+
+bool is_marian(const std::string& path) { return model_kind(path) == ModelKind::kMarian; }
+
 
 std::string name_of(const std::string& path) {
   const size_t slash = path.find_last_of('/');

@@ -18,6 +18,15 @@ expect_failure(invalid-utf8 "Hallo\nWelt ${bad_byte}\n" "error: line 2 is not va
 expect_failure(missing-model "Hallo\n" "error: cannot open model file '/nonexistent.tfm'" ${TFORMER} translate -m /nonexistent.tfm)
 file(WRITE ${WORK}/cli-not-a-model.tfm "This is a text file, long enough to hold a preamble, but not a model.\n")
 expect_failure(not-a-model "Hallo\n" "bad magic: this is not a .tfm model file" ${TFORMER} translate -m ${WORK}/cli-not-a-model.tfm)
+# A file that is no model, whatever its name: named, with what it starts with.
+file(WRITE ${WORK}/cli-readme.md "# A README\n\nNot a model.\n")
+expect_failure(text-as-model "Hallo\n" "error: model '.*cli-readme.md' is not a model file: not a .tfm model \\(bad magic: it starts with \"# A READ\"\\), nor a Marian model"
+               ${TFORMER} translate -m ${WORK}/cli-readme.md)
+expect_failure(text-as-model-info "" "model '.*cli-readme.md' is not a model file" ${TFORMER} info ${WORK}/cli-readme.md)
+file(WRITE ${WORK}/cli-short.bin "ab")
+expect_failure(short-file "Hallo\n" "model '.*cli-short.bin' is not a model file: not a .tfm model \\(bad magic: it starts with \"ab\", 2 bytes in all\\)"
+               ${TFORMER} translate -m ${WORK}/cli-short.bin)
+expect_failure(not-a-model-named "Hallo\n" "cli-not-a-model.tfm: invalid model file: bad magic" ${TFORMER} translate -m ${WORK}/cli-not-a-model.tfm)
 expect_failure(bad-beam "Hallo\n" "beam size must be between 1 and 64" ${TFORMER} translate --beam 0 -m ${MODEL})
 expect_failure(bad-flag "Hallo\n" "unknown option --frobnicate" ${TFORMER} translate --frobnicate -m ${MODEL})
 expect_failure(no-model "Hallo\n" "translate needs -m MODEL" ${TFORMER} translate)
