@@ -57,6 +57,7 @@ expect_refusal(fields "Haus\tbuilding\ti\textra\n" "line 1: has 4 fields; a line
 expect_refusal(flag "Haus\tbuilding\tx\n" "line 1: unknown flag 'x' \\(i: any case, c: case as written\\)")
 expect_refusal(utf8 "# ok\nHa${bad_byte}us\tbuilding\n" "line 2: is not valid UTF-8: byte 0xFF at column 3")
 expect_refusal(control "Haus\tbuil${bell}ding\n" "line 1: target has a control character \\(U\\+0007\\) at byte 4")
+expect_refusal(spaces "Haus\tbuilding\nKatze    cat\n" "line 2: has no tab but a run of spaces \\(\"Katze    cat\"\\): a line is a source, a target and flags, separated by tabs")
 expect_refusal(twice "Haus\thouse\nhaus\thome\ti\n" "line 2: source \"haus\" is given already by line 1")
 execute_process(COMMAND ${TFORMER} translate -m ${MODEL} --glossary ${WORK}/no-such-glossary.tsv INPUT_FILE ${WORK}/cli-glossary-input.txt
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)

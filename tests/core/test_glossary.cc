@@ -255,6 +255,11 @@ TEST_CASE("glossary file: TSV of source, target and flags; bad lines named by nu
 
   CHECK(file_refusal("Haus\tbuilding\n\tempty source\n") == "glossary 'g.tsv' line 2: source is empty");
   CHECK(file_refusal("a\tb\ti\tx\n") == "glossary 'g.tsv' line 1: has 4 fields; a line is a source, a target and flags, separated by tabs");
+  // Spaces where a tab would be: refused, where a single space is a term of two words, kept.
+  CHECK(file_refusal("Haus\tbuilding\nKatze    cat\n") ==
+        "glossary 'g.tsv' line 2: has no tab but a run of spaces (\"Katze    cat\"): a line is a source, a target and flags, "
+        "separated by tabs (a term kept as it is has no target, and single spaces between its words)");
+  CHECK(parse_glossary_file("Acme Widgets\n", "'g.tsv'").at(0).source == "Acme Widgets");
   CHECK(file_refusal("Haus\tbuilding\tz\n") == "glossary 'g.tsv' line 1: unknown flag 'z' (i: any case, c: case as written)");
   CHECK(file_refusal("ok\nHa\xFFus\n") == "glossary 'g.tsv' line 2: is not valid UTF-8: byte 0xFF at column 3");
   CHECK(file_refusal("Haus\tbu\x07ilding\n") == "glossary 'g.tsv' line 1: target has a control character (U+0007) at byte 2");

@@ -53,6 +53,11 @@ std::vector<GlossaryEntry> parse_glossary_file(std::string_view content, const s
     }
     if (fields.size() > 3)
       bad(where + "has " + std::to_string(fields.size()) + " fields; a line is a source, a target and flags, separated by tabs");
+    // A line without a tab is one term kept as it is; a run of spaces in it is a tab an editor
+    // expanded (such a term would never match a sentence's single spaces): refused, not kept.
+    if (fields.size() == 1 && fields[0].find("  ") != std::string_view::npos)
+      bad(where + "has no tab but a run of spaces (\"" + std::string(fields[0]) + "\"): a line is a source, a target and flags, " +
+          "separated by tabs (a term kept as it is has no target, and single spaces between its words)");
     GlossaryEntry entry;
     entry.source = std::string(fields[0]);
     if (fields.size() > 1 && !fields[1].empty()) entry.target = std::string(fields[1]);
