@@ -22,7 +22,11 @@ wrong: xa (the model's attachment.hash is another file's), xb (the model's locat
 from a pipe so that its frame states no size, decompresses to more than decompressedSize), xe (the
 same with the size stated in the frame), xf (decompressedHash is another file's).
 
-Usage: tests/catalog/make_catalog.py OUT
+With --with-ja, the catalogue also has en->ja (version "1.0", every channel): fr->en's model files under
+en->ja's names, a pair for the browser vendors' web-platform-tests, which ask for English to Japanese
+(tests/wpt). Its translations are not Japanese; what else the catalogue holds is the same.
+
+Usage: tests/catalog/make_catalog.py OUT [--with-ja]
 """
 from __future__ import annotations
 
@@ -101,6 +105,14 @@ def firefox_folder(marian_dir, dest, pair, source_words=None, lex_seed=None):
     return dest
 
 
+def relabel_folder(source, dest, old, new):
+    """A copy of a folder of Firefox's files with the pair in their names replaced (fren -> enja)."""
+    os.makedirs(dest, exist_ok=True)
+    for name in sorted(os.listdir(source)):
+        shutil.copy(os.path.join(source, name), os.path.join(dest, name.replace(f".{old}.", f".{new}.")))
+    return dest
+
+
 def file_type(name):
     return name.split(".")[0]
 
@@ -161,7 +173,11 @@ class Catalog:
 
 
 def main(argv):
-    out = argv[0]
+    with_ja = "--with-ja" in argv
+    args = [a for a in argv if a != "--with-ja"]
+    if len(args) != 1 or args[0].startswith("-"):
+        sys.exit("usage: make_catalog.py OUT [--with-ja]")
+    out = args[0]
     torch.set_num_threads(1)
     work = os.path.join(out, "work")
     os.makedirs(work, exist_ok=True)
@@ -183,6 +199,9 @@ def main(argv):
     c.add_folder("fr", "en", "1.1a1", folders["fren-nightly"], filter_expression=NIGHTLY)
     c.add_file("fr", "en", "1.0", "qualityModel.fren.bin", b"never fetched" * 100, store=False)
     c.add_folder("en", "de", "1.0", folders["ende"], architecture="base")
+    if with_ja:
+        folders["enja"] = relabel_folder(folders["fren"], os.path.join(out, "folders", "enja"), "fren", "enja")
+        c.add_folder("en", "ja", "1.0", folders["enja"])
 
     def model_bytes():
         with open(os.path.join(folders["fren"], "model.fren.intgemm.alphas.bin"), "rb") as f:
