@@ -1,6 +1,6 @@
 // The page-translation demo (web/demo/page.html, on the package's translatePage) in headless
 // Chromium with the shipped de->en model, the languages read through the standard Translator and
-// LanguageDetector of tformer-wasm/polyfill (?polyfill=force: Chromium's own have no models here):
+// LanguageDetector the page chooses (Chromium's own have no models here: tformer-wasm's; demo_page_apis.test.mjs):
 // the page's language is detected, and the block in another language; the languages offered are
 // the catalogue's targets. "Translate page" translates the blocks in view first and the rest as
 // they scroll into view, a few requests for the whole page (batches of blocks); every text node of
@@ -39,6 +39,14 @@ after(async () => {
   await server?.close();
 });
 
+// The page's body as Show original must give it back: byte for byte, but for the target list's
+// labels, which say "(downloadable)" until the model has loaded and then no more.
+const bodyHtml = (page) => page.evaluate(() => {
+  const body = document.body.cloneNode(true);
+  for (const o of body.querySelectorAll('#target-language option')) o.textContent = o.value;
+  return body.innerHTML;
+});
+
 // The article's text nodes (whitespace-only ones aside): those the page translates, and those it
 // must keep (inside translate="no" or code); per block its text; the links' targets.
 const readArticle = (page) => page.evaluate(() => {
@@ -69,9 +77,9 @@ test('page demo: translated in place, in view first, in a few requests; links ke
     // relaxed-SIMD build is optional, and its probe may 404.
     page.on('console', (m) => { if (m.type() === 'error' && !/^Failed to load resource/.test(m.text())) failures.push(m.text()); });
     page.on('response', (r) => { if (r.status() >= 400 && !/\/tformer-mtr\./.test(r.url())) failures.push(`HTTP ${r.status()} ${r.url()}`); });
-    await page.goto(new URL('page.html?polyfill=force', server.url).href);
+    await page.goto(new URL('page.html', server.url).href);
     await page.waitForFunction(() => window.pageDemo?.languagesRead > 0);
-    const original = await page.evaluate(() => document.body.innerHTML);
+    const original = await bodyHtml(page);
     const before = await readArticle(page);
     assert.ok(before.texts.length > 60, `${before.texts.length} text nodes`);
     assert.deepEqual(before.kept.slice(0, 1), ['Seestern']);
@@ -134,17 +142,17 @@ test('page demo: translated in place, in view first, in a few requests; links ke
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'en', 'the page says it is English now');
     // Show original: the page byte for byte.
     await page.click('#original');
-    assert.equal(await page.evaluate(() => document.body.innerHTML), original);
+    assert.equal(await bodyHtml(page), original);
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'de');
 
     // Again, and Show original while blocks are still on their way.
     await page.click('#translate');
     await page.waitForFunction(() => window.pageDemo.requests.length > 0);
     await page.click('#original');
-    assert.equal(await page.evaluate(() => document.body.innerHTML), original);
+    assert.equal(await bodyHtml(page), original);
     // Whatever was running finishes into nothing: the page stays the original.
     await page.waitForTimeout(1000);
-    assert.equal(await page.evaluate(() => document.body.innerHTML), original);
+    assert.equal(await bodyHtml(page), original);
     assert.deepEqual(failures, []);
     await context.close();
   });
@@ -157,13 +165,13 @@ test('page demo, the English article: translated into German, <html lang> follow
     page.on('pageerror', (e) => failures.push(e.message));
     page.on('console', (m) => { if (m.type() === 'error' && !/^Failed to load resource/.test(m.text())) failures.push(m.text()); });
     page.on('response', (r) => { if (r.status() >= 400 && !/\/tformer-mtr\./.test(r.url())) failures.push(`HTTP ${r.status()} ${r.url()}`); });
-    await page.goto(new URL('page.html?article=en&polyfill=force', server.url).href);
+    await page.goto(new URL('page.html?article=en', server.url).href);
     await page.waitForFunction(() => window.pageDemo?.languagesRead > 0 && document.getElementById('article').dataset.language === 'en');
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
     const languages = await page.evaluate(() => ({ page: window.pageDemo.page.language, blocks: window.pageDemo.blockLanguages.map((b) => b.language),
       options: [...document.getElementById('target-language').options].map((o) => o.value) }));
     assert.deepEqual(languages, { page: 'en', blocks: ['de'], options: ['de'] });
-    const original = await page.evaluate(() => document.body.innerHTML);
+    const original = await bodyHtml(page);
     const before = await readArticle(page);
     assert.match(before.blocks[0], /^A day in the mountains$/);
     assert.deepEqual(before.kept.slice(0, 1), ['Alpenrose']);
@@ -180,7 +188,7 @@ test('page demo, the English article: translated into German, <html lang> follow
     assert.deepEqual([...new Set(after.hrefs)].sort(), [...new Set(before.hrefs)].sort());
     await page.screenshot({ path: path.join(screenshots, 'page-translated-en-de.png') });
     await page.click('#original');
-    assert.equal(await page.evaluate(() => document.body.innerHTML), original);
+    assert.equal(await bodyHtml(page), original);
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
     // The selector switches the article back to German, and its direction with it.
     await page.selectOption('#article-language', 'de');
@@ -199,10 +207,10 @@ async function translatedPage(context, url, prepare = null) {
   page.on('pageerror', (e) => failures.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error' && !/^Failed to load resource/.test(m.text())) failures.push(m.text()); });
   page.on('response', (r) => { if (r.status() >= 400 && !/\/tformer-mtr\./.test(r.url())) failures.push(`HTTP ${r.status()} ${r.url()}`); });
-  await page.goto(new URL(`${url}${url.includes('?') ? '&' : '?'}polyfill=force`, server.url).href);
+  await page.goto(new URL(url, server.url).href);
   await page.waitForFunction(() => window.pageDemo?.languagesRead > 0);
   if (prepare) await page.evaluate(prepare);
-  const original = await page.evaluate(() => document.body.innerHTML);
+  const original = await bodyHtml(page);
   const before = await readArticle(page);
   await page.click('#translate');
   await page.waitForFunction(() => (window.pageDemo.mode === 'translated' && window.pageDemo.memorySaved) || window.pageDemo.error,
@@ -285,7 +293,7 @@ test('page demo: the translation, the original below or beside it, the original 
     // Show original: byte for byte, and the same nodes, listener included.
     await page.mouse.move(5, 5);
     await page.click('#original');
-    assert.equal(await page.evaluate(() => document.body.innerHTML), original);
+    assert.equal(await bodyHtml(page), original);
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'de');
     const marks = await page.evaluate(() => [...document.querySelectorAll('#article h1, #article h2, #article p, #article li, #article td, #article th')]
       .filter((b) => b.firstChild).every((b, i) => b.firstChild.tformerMark === i));
@@ -369,7 +377,7 @@ test('page demo: a hostile page: markup written as text stays text, no script ru
     }
     await page.mouse.move(5, 5);
     await page.click('#original');
-    assert.equal(await page.evaluate(() => document.body.innerHTML), original);
+    assert.equal(await bodyHtml(page), original);
     assert.equal(await page.evaluate(() => window.pwned), 0);
     assert.deepEqual(failures, []);
     await context.close();
@@ -388,7 +396,7 @@ test('page demo with ?api=standard: the standard Translator of the polyfill tran
     assert.deepEqual(after.hrefs, before.hrefs);
     assert.deepEqual(after.kept, before.kept);
     await page.click('#original');
-    assert.equal(await page.evaluate(() => document.body.innerHTML), original);
+    assert.equal(await bodyHtml(page), original);
     assert.deepEqual(failures, []);
     await context.close();
   });

@@ -5,7 +5,9 @@
 // start no Worker and refuses import(): tformer-wasm/polyfill/service-worker runs the engine in its
 // thread), each in a fresh browser context (empty caches). The same cases run against the browser's
 // own implementation, each API's where it can serve here; an API that cannot has its cases
-// skipped, with the reason printed.
+// skipped, with the reason printed. On a page, each case that downloads is preceded by a real
+// click (create() needs transient user activation there; Workers have none to need). And the
+// permissions policy: a frame that may not use the APIs finds them "unavailable".
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -40,15 +42,36 @@ after(async () => {
 // Worker): the catalogue's direct pairs, its pair through English (in a cache of its own, so that
 // both of its models download) and its pair whose download fails (404).
 // (Runs in the browser: a page, or a Worker made from a blob, whose base URL is blob:; every URL is absolute.)
-async function runInScope({ origin, catalog }) {
-  const { runCases } = await import(`${origin}/tests/web/standard_api_cases.mjs`);
+// On a page (`page`), the cases are only prepared: inPage() runs them one by one.
+async function runInScope({ origin, catalog, page = false }) {
+  const { cases, runCase, runCases } = await import(`${origin}/tests/web/standard_api_cases.mjs`);
   const { install } = await import(`${origin}/web/src/polyfill.js`);
   const ownOnes = ['Translator', 'LanguageDetector'].filter((name) => name in globalThis);
   const { installed } = install({ catalog, cache: 'polyfill-cases', force: true });
   const { Translator: Pivot } = install({ catalog, cache: 'polyfill-cases-pivot' });
-  const results = await runCases({ Translator: globalThis.Translator, LanguageDetector: globalThis.LanguageDetector,
-    pair: ['fr', 'en'], abortPair: ['en', 'de'], pivotPair: ['fr', 'de'], pivotTranslator: Pivot, brokenPair: ['xb', 'en'] });
-  return { ownOnes, installed, results };
+  const env = { Translator: globalThis.Translator, LanguageDetector: globalThis.LanguageDetector,
+    pair: ['fr', 'en'], abortPair: ['en', 'de'], pivotPair: ['fr', 'de'], pivotTranslator: Pivot, brokenPair: ['xb', 'en'] };
+  if (!page) return { ownOnes, installed, results: await runCases(env) };
+  const list = cases(env);
+  globalThis.tformerRunCase = (i) => runCase(list[i]);
+  const button = document.createElement('button');
+  button.id = 'tformer-activate';
+  button.textContent = 'activate';
+  button.style.cssText = 'position: fixed; left: 0; top: 0; width: 120px; height: 40px; z-index: 2147483647';
+  document.body.append(button);
+  return { ownOnes, installed, cases: list.map((c) => ({ name: c.name, activates: c.activates && !c.skip })) };
+}
+
+// The cases on a page, each in an evaluate of its own; before a case that downloads, a real click
+// on the page's button, which gives the page the transient user activation its create() needs.
+async function inPage(page, options) {
+  const prepared = await page.evaluate(`(${runInScope})(${JSON.stringify({ ...options, page: true })})`);
+  const results = [];
+  for (const [i, c] of prepared.cases.entries()) {
+    if (c.activates) await page.click('#tformer-activate');
+    results.push(await page.evaluate(`globalThis.tformerRunCase(${i})`));
+  }
+  return { ownOnes: prepared.ownOnes, installed: prepared.installed, results };
 }
 
 // The browser's own APIs: each one's cases run where its availability() is not "unavailable" and a
@@ -156,12 +179,12 @@ for (const [scope, where] of Object.entries(SCOPES)) {
     assert.deepEqual(problems, [], problems.join('; '));
     requireDist();
     const options = { origin: new URL(server.url).origin, catalog: catalogue.url };
-    const outcome = await withPage((page) => (scope === 'page' ? page.evaluate(`(${runInScope})(${JSON.stringify(options)})`)
+    const outcome = await withPage((page) => (scope === 'page' ? inPage(page, options)
       : scope === 'worker' ? inWorker(page, runInScope, options) : inServiceWorker(page, options)));
     assert.equal(outcome.error, undefined, outcome.error);
     console.log(`${scope}: the browser's own: ${outcome.ownOnes.join(', ') || 'none'}`);
     if (scope !== 'page') assert.deepEqual(outcome.ownOnes, [], `Chromium exposes neither API in ${where}`);
-    assert.deepEqual(outcome.installed, ['Translator', 'LanguageDetector']);
+    assert.deepEqual(outcome.installed, ['Translator', 'LanguageDetector', 'CreateMonitor']);
     if (scope === 'service-worker') {
       // What a Service Worker is: no Worker to start, import() refused; the engine ran in its thread.
       assert.deepEqual(outcome.scope, { worker: false, importRefused: true, variant: 'single', engineWorker: null }, JSON.stringify(outcome.scope));
@@ -177,4 +200,53 @@ test('the same cases against the browser\'s own Translator and LanguageDetector,
   for (const [api, reason] of Object.entries(outcome.skip)) console.log(`the browser's own ${api}: its cases are skipped: ${reason}`);
   report('own', outcome);
   if (outcome.skip.Translator && outcome.skip.LanguageDetector) t.skip(`the browser's own APIs cannot serve here: ${Object.values(outcome.skip).join('; ')}`);
+});
+
+// Two frames of one page, each with the polyfill: one that the permissions policy lets use neither
+// API (allow="translator 'none'; language-detector 'none'"), one with the default policy ('self').
+// What each reports: availability, and create() for what needs no download (the identity arc; an
+// undetectable language, which the default frame refuses as unsupported).
+async function framesUnderPolicy({ origin, catalog }) {
+  const frame = (allow) => new Promise((resolve) => {
+    const iframe = document.createElement('iframe');
+    if (allow) iframe.allow = allow;
+    addEventListener('message', function answer(e) {
+      if (e.source !== iframe.contentWindow) return;
+      removeEventListener('message', answer);
+      resolve(e.data);
+    });
+    iframe.srcdoc = `<script type=module>
+      const settled = (promise) => promise.then(() => 'created', (e) => e.name);
+      try {
+        const { install } = await import(${JSON.stringify(`${origin}/web/src/polyfill.js`)});
+        const { Translator, LanguageDetector } = install({ catalog: ${JSON.stringify(catalog)}, force: true });
+        const features = document.featurePolicy?.features?.() ?? [];
+        parent.postMessage({
+          readable: features.includes('translator') && features.includes('language-detector'),
+          translator: await Translator.availability({ sourceLanguage: 'fr', targetLanguage: 'en' }),
+          detector: await LanguageDetector.availability(),
+          createTranslator: await settled(Translator.create({ sourceLanguage: 'fr', targetLanguage: 'fr' })),
+          createDetector: await settled(LanguageDetector.create({ expectedInputLanguages: ['tlh-Piqd'] })),
+        }, '*');
+      } catch (e) {
+        parent.postMessage({ error: String(e && e.stack || e) }, '*');
+      }
+    <\/script>`;
+    document.body.append(iframe);
+  });
+  return { denied: await frame("translator 'none'; language-detector 'none'"), allowed: await frame(null) };
+}
+
+test('the permissions policy: a frame not allowed "translator" and "language-detector" finds both "unavailable" and create() NotAllowedError', { timeout: 120_000 }, async (t) => {
+  assert.deepEqual(problems, [], problems.join('; '));
+  requireDist();
+  const outcome = await withPage((page) => page.evaluate(`(${framesUnderPolicy})(${JSON.stringify({ origin: new URL(server.url).origin, catalog: catalogue.url })})`));
+  for (const [name, frame] of Object.entries(outcome)) assert.equal(frame.error, undefined, `${name}: ${frame.error}`);
+  console.log(`permissions policy: ${JSON.stringify(outcome)}`);
+  if (!outcome.denied.readable) return t.skip('this browser does not let a script read the policy of "translator" and "language-detector"');
+  assert.deepEqual(outcome.denied, { readable: true, translator: 'unavailable', detector: 'unavailable', createTranslator: 'NotAllowedError', createDetector: 'NotAllowedError' });
+  assert.equal(outcome.allowed.translator, 'downloadable');
+  assert.notEqual(outcome.allowed.detector, 'unavailable');
+  assert.equal(outcome.allowed.createTranslator, 'created');
+  assert.equal(outcome.allowed.createDetector, 'NotSupportedError');
 });

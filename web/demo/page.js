@@ -5,31 +5,33 @@
 // each block's original with its translation under or beside it; "Show original" puts back each
 // block's own nodes, so the page is again byte for byte what it was.
 //
-// The languages come from the web's standard APIs (tformer-wasm/polyfill; page-languages.js): the
-// page's language and a block's where it differs are detected with LanguageDetector, and the
-// languages offered are the catalogue's targets that Translator.availability() can serve. A block
-// detected in another language than the page's is left as it is.
+// The languages come from the web's standard APIs (page-languages.js): the page's language and a
+// block's where it differs are detected with LanguageDetector, and the languages offered are the
+// catalogue's targets that Translator.availability() can serve. Each API is the browser's own only
+// where its availability() answers "available", else tformer-wasm/polyfill's, and a line of the
+// toolbar says which. A block detected in another language than the page's is left as it is.
 //
 // The translator, by default, is the package's own, created from the same catalogue: markup
 // (links, emphasis) carried onto the translated words by the engine's alignment, and a translation
 // memory in IndexedDB, so a page translated before (menus, footers, the same article after a
 // reload) comes back from it instead of the model. With ?api=standard it is the standard
-// Translator (Translator.create({sourceLanguage, targetLanguage})), which takes plain text: each
+// Translator (Translator.create({sourceLanguage, targetLanguage}), as chosen above), which takes plain text: each
 // block's text runs are translated and no element moves, the way a page written for Chrome's API
 // translates. The article is German or English (?article=en, or the selector), and, as a
 // browser's page translation does, the page's <html lang> says the language it is in.
 import { Translator as PackageTranslator, translatePage, PAGE_BLOCKS } from '../src/index.js';
 import { catalogueArcs, catalogueSource } from '../src/standard/catalogue.js';
-import { installStandardApis, detectLanguageOf, blockLanguages, catalogueTargets, targetLanguages, languageName } from './page-languages.js';
+import { installStandardApis, detectLanguageOf, blockLanguages, catalogueTargets, targetLanguages, languageName, describeApis, apisInUse,
+  standardTranslator } from './page-languages.js';
 import { markUnsure, clearMarks, setupToggle } from './confidence-marks.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = { translate: $('translate'), original: $('original'), status: $('status'), article: $('article'), language: $('article-language'),
-  view: $('view'), target: $('target-language'), detected: $('detected'), confidence: $('confidence') };
+  view: $('view'), target: $('target-language'), detected: $('detected'), confidence: $('confidence'), apis: $('apis') };
 const params = new URLSearchParams(location.search);
 const articles = { de: ui.article.innerHTML, en: $('article-en').innerHTML };
-// The catalogue (?catalog=URL: Firefox's format or a registry), and the browser's own APIs replaced
-// with ?polyfill=force (headless Chromium has them, without models).
+// The catalogue (?catalog=URL: Firefox's format or a registry), and the browser's own APIs left
+// unused with ?polyfill=force (where they would serve, they are used otherwise).
 const catalog = params.get('catalog') ?? 'registry.json';
 const standardApi = params.get('api') === 'standard';
 installStandardApis({ catalog, force: params.get('polyfill') === 'force' });
@@ -39,7 +41,7 @@ installStandardApis({ catalog, force: params.get('polyfill') === 'force' });
 // answered, and how long the page took from its first request to its last block (pageMs).
 const state = { mode: 'original', view: ui.view.value, api: standardApi ? 'standard' : 'package', blocks: 0, translated: 0, waiting: 0,
   requests: [], sentences: 0, memoryHits: 0, pageMs: null, memorySaved: false, error: null, warnings: [],
-  page: null, blockLanguages: [], targets: [], languagesRead: 0 };
+  page: null, blockLanguages: [], targets: [], languagesRead: 0, apis: null };
 window.pageDemo = state;
 
 const translators = new Map();  // 'de->en' -> Promise of a translator
@@ -86,8 +88,7 @@ async function readLanguages() {
     ui.detected.textContent = `${languageName(page.language)} (${Math.round(page.confidence * 100)}%)` +
       (other.size ? `, ${other.size} block${other.size > 1 ? 's' : ''} in ${[...new Set([...other.values()].map((l) => languageName(l.language)))].join(', ')}` : '');
     const chosen = ui.target.value;
-    ui.target.replaceChildren(...targets.map(({ language, availability }) =>
-      new Option(`${languageName(language)}${availability === 'available' ? '' : ` (${availability})`}`, language)));
+    ui.target.replaceChildren(...targets.map(({ language, availability }) => new Option(targetLabel(language, availability), language)));
     if (targets.some((t) => t.language === chosen)) ui.target.value = chosen;
     ui.translate.disabled = targets.length === 0;
     if (!targets.length) status(`The catalogue translates nothing from ${languageName(page.language)}.`);
@@ -95,8 +96,23 @@ async function readLanguages() {
     state.error = e.message;
     status(`The languages could not be read: ${e.message}`);
   } finally {
+    ui.apis.textContent = describeApis({ packageTranslator: !standardApi });
+    state.apis = apisInUse();
     state.languagesRead++;
   }
+}
+
+// A target's option: its name, and how it can be had unless it is here ("English (downloadable)").
+function targetLabel(language, availability) {
+  return `${languageName(language)}${availability === 'available' ? '' : ` (${availability})`}`;
+}
+
+// A target whose model has loaded is available from now on: its option says so.
+function targetLoaded(language) {
+  const target = state.targets.find((t) => t.language === language);
+  if (target) target.availability = 'available';
+  const option = [...ui.target.options].find((o) => o.value === language);
+  if (option) option.text = targetLabel(language, 'available');
 }
 
 // The translator from `from` to `to`, created once, its download shown as it goes: the standard
@@ -106,7 +122,7 @@ function ensureTranslator(from, to) {
   if (!translators.has(key)) {
     const progress = (loaded) => status(`loading ${languageName(from)} \u2192 ${languageName(to)}: ${Math.round(loaded * 100)}%`);
     const created = standardApi
-      ? Translator.create({ sourceLanguage: from, targetLanguage: to,
+      ? standardTranslator(to).create({ sourceLanguage: from, targetLanguage: to,
         monitor: (m) => m.addEventListener('downloadprogress', (e) => progress(e.loaded)) })
       : (async () => {
         const arc = (await catalogueArcs(catalogueSource(new URL(catalog, location.href).href)))
@@ -116,7 +132,7 @@ function ensureTranslator(from, to) {
           onProgress: (e) => { if (e.phase === 'download' && e.total) progress(e.loaded / e.total); } });
       })();
     translators.set(key, created);
-    created.catch(() => translators.delete(key));
+    created.then(() => targetLoaded(to), () => translators.delete(key));
   }
   return translators.get(key);
 }
@@ -137,8 +153,10 @@ async function translateArticle() {
     ui.language.disabled = false;
   }
   state.warnings = t.info?.warnings ?? [];
-  // The page is in the translation's language from now on (as the blocks change).
-  document.documentElement.lang = to;
+  // The page is in the translation's language from now on (as the blocks change); in the bilingual
+  // views it is the original's, each copy of a translation marked with its own language.
+  state.languages = { from, to };
+  document.documentElement.lang = ui.view.value === 'translation' ? to : from;
   ui.translate.hidden = true;
   ui.original.hidden = false;
   // Word confidence while the toolbar's toggle is on (a request that asks for it is computed, not
@@ -190,6 +208,7 @@ ui.language.addEventListener('change', () => showArticle(ui.language.value));
 ui.view.addEventListener('change', () => {
   state.view = ui.view.value;
   round?.setView(ui.view.value);
+  if (round && state.languages) document.documentElement.lang = ui.view.value === 'translation' ? state.languages.to : state.languages.from;
 });
 ui.original.addEventListener('click', showOriginal);
 if (params.get('article') === 'en') showArticle('en');

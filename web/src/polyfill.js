@@ -5,13 +5,14 @@
 //   install();   // the models of Firefox's catalogue; or install({ catalog: 'https://host/v1' })
 //   const translator = await Translator.create({ sourceLanguage: 'de', targetLanguage: 'en' });
 //
-// install() defines globalThis.Translator and globalThis.LanguageDetector only where they are
-// absent (a browser's own implementation stays); `force: true` replaces them. It returns the
-// classes it would define, installed or not.
-import { LanguageDetector as PackageLanguageDetector } from './standard/language-detector.js';
-import { Catalogue, translatorClass } from './standard/translator.js';
+// install() defines globalThis.Translator, globalThis.LanguageDetector and globalThis.CreateMonitor
+// only where they are absent (a browser's own implementation stays); `force: true` replaces them.
+// It returns the interface objects it would define, installed or not.
+import { LanguageDetector as PackageLanguageDetector, languageDetectorInterface } from './standard/language-detector.js';
+import { Catalogue, translatorInterface } from './standard/translator.js';
+import { CreateMonitor } from './standard/model-object.js';
 
-export { CreateMonitor } from './standard/model-object.js';
+export { CreateMonitor };
 
 /**
  * @param {{catalog?: string|URL|object|null, cache?: boolean|string|object, channel?: string, force?: boolean,
@@ -22,20 +23,17 @@ export { CreateMonitor } from './standard/model-object.js';
  *   parsed registry); null: none (only the identity translation, the same language on both sides).
  *   cache, channel: as the package's Translator.create takes them for a catalogue pair.
  *   wasmBase: where the package's dist/ is served, when not beside its src/.
- * @returns {{Translator: Function, LanguageDetector: Function, installed: string[]}}
+ * @returns {{Translator: Function, LanguageDetector: Function, CreateMonitor: Function, installed: string[]}}
  */
 export function install({ catalog, cache, channel, force = false, wasmBase } = {}) {
-  const Translator = translatorClass(new Catalogue(catalog, { cache, channel, wasmBase }));
-  const Detector = wasmBase === undefined ? PackageLanguageDetector : class LanguageDetector extends PackageLanguageDetector {
-    static create(options = {}) { return super.create({ ...options, wasmBase }); }
-    static availability(options = {}) { return super.availability({ ...options, wasmBase }); }
-  };
+  const Translator = translatorInterface(new Catalogue(catalog, { cache, channel, wasmBase }));
+  const LanguageDetector = wasmBase === undefined ? PackageLanguageDetector : languageDetectorInterface(wasmBase);
   const installed = [];
-  for (const [name, value] of [['Translator', Translator], ['LanguageDetector', Detector]]) {
+  for (const [name, value] of [['Translator', Translator], ['LanguageDetector', LanguageDetector], ['CreateMonitor', CreateMonitor]]) {
     if (!force && name in globalThis) continue;
     // As the browser's own interfaces are: writable, configurable, not enumerable.
     Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
     installed.push(name);
   }
-  return { Translator, LanguageDetector: Detector, installed };
+  return { Translator, LanguageDetector, CreateMonitor, installed };
 }

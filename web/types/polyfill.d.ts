@@ -1,9 +1,9 @@
 // tformer-wasm/polyfill: the web's Translator and LanguageDetector where the browser has none,
 // on this package's engine (src/polyfill.js).
 import type { Registry } from './index.js';
-import type { StandardTranslator, StandardLanguageDetector } from './standard.js';
+import type { CreateMonitor as Monitor, StandardTranslator, StandardLanguageDetector } from './standard.js';
 
-export type { Availability, CreateMonitor, CreateMonitorCallback, TranslatorCreateOptions, TranslatorCreateCoreOptions,
+export type { Availability, CreateMonitorCallback, TranslatorCreateOptions, TranslatorCreateCoreOptions,
   TranslatorTranslateOptions, LanguageDetectorCreateOptions, LanguageDetectorCreateCoreOptions, LanguageDetectorDetectOptions,
   LanguageDetectionResult, StandardTranslator, StandardLanguageDetector } from './standard.js';
 
@@ -28,12 +28,22 @@ export interface InstallOptions {
   wasmBase?: string | URL;
 }
 
+/** What create()'s monitor is given, and its interface object. */
+export type CreateMonitor = Monitor;
+export declare const CreateMonitor: { readonly prototype: Monitor };
+
 /**
- * Defines globalThis.Translator and globalThis.LanguageDetector where they are absent (or, with
- * `force`, always); returns the classes and the names it defined.
+ * Defines globalThis.Translator, globalThis.LanguageDetector and globalThis.CreateMonitor where
+ * they are absent (or, with `force`, always); returns the interface objects and the names it
+ * defined. The translators of one language pair share one download and one engine (freed with the
+ * last of them); a catalogue's list is read once, and again after a day. On a page, a create() that
+ * must download needs transient user activation (navigator.userActivation), and the permissions
+ * policy ("translator", "language-detector") counts where document.featurePolicy reads it;
+ * Workers and Node have neither.
  */
 export function install(options?: InstallOptions): {
   Translator: typeof StandardTranslator;
   LanguageDetector: typeof StandardLanguageDetector;
-  installed: Array<'Translator' | 'LanguageDetector'>;
+  CreateMonitor: typeof CreateMonitor;
+  installed: Array<'Translator' | 'LanguageDetector' | 'CreateMonitor'>;
 };

@@ -14,8 +14,9 @@ export interface CreateMonitor extends EventTarget {
 export type CreateMonitorCallback = (monitor: CreateMonitor) => void;
 
 /**
- * destroy(): the operations in progress reject with an AbortError DOMException; later calls with
- * an InvalidStateError DOMException (as Chrome does).
+ * destroy(): the operations in progress and every later call reject with an AbortError
+ * DOMException (the spec's destruction reason). Aborting create()'s signal after it resolved
+ * destroys the object with the signal's reason, which its calls then reject with.
  */
 export interface DestroyableModel {
   destroy(): void;
@@ -34,12 +35,16 @@ export interface TranslatorTranslateOptions {
 }
 
 /**
- * Rejections are DOMExceptions: NotSupportedError (no model for the arc), NetworkError (its
- * download failed), InvalidStateError (after destroy()), QuotaExceededError (input over
- * inputQuota, with `requested` and `quota`); an aborted signal rejects with its reason; a tag
- * that is not BCP 47 is a RangeError.
+ * Rejections are DOMExceptions: NotSupportedError (no model for the arc), NotAllowedError (a
+ * create() that must download, called without transient user activation on a page; or a document
+ * whose permissions policy does not allow "translator"), NetworkError (the download failed),
+ * AbortError (after destroy()), QuotaExceededError (input over inputQuota, with `requested` and
+ * `quota`); an aborted signal rejects with its reason; a tag that is not BCP 47 is a RangeError.
+ * An input of white space and control characters only translates to itself. There is no
+ * constructor: `new Translator()` throws a TypeError, as the browser's own does.
  */
 export declare class StandardTranslator implements DestroyableModel {
+  private constructor();
   static create(options: TranslatorCreateOptions): Promise<StandardTranslator>;
   static availability(options: TranslatorCreateCoreOptions): Promise<Availability>;
   translate(input: string, options?: TranslatorTranslateOptions): Promise<string>;
@@ -70,8 +75,12 @@ export interface LanguageDetectionResult {
   confidence: number;
 }
 
-/** CLD2, the detector Firefox uses, in the engine's single-threaded wasm build, run in the calling thread. */
+/**
+ * CLD2, the detector Firefox uses, in the engine's single-threaded wasm build, run in the calling
+ * thread. Rejections as StandardTranslator's ("language-detector" for the permissions policy).
+ */
 export declare class StandardLanguageDetector implements DestroyableModel {
+  private constructor();
   static create(options?: LanguageDetectorCreateOptions): Promise<StandardLanguageDetector>;
   static availability(options?: LanguageDetectorCreateCoreOptions & { wasmBase?: string | URL }): Promise<Availability>;
   /** By confidence, stopping once their sum reaches 0.99; the last entry is "und". */

@@ -29,6 +29,44 @@ export function catalogueSource(catalog) {
     'a model registry\'s URL (registry.json) or a parsed registry ({models: [...]}), or null for none');
 }
 
+// Firefox syncs its Remote Settings collections, the model catalogue among them, every 24 hours
+// (the pref services.settings.poll_interval, 86400 s, set in modules/libpref/init/all.js): a
+// catalogue's list is read once per realm, and read again by the first use a day or more later.
+export const CATALOGUE_REFRESH_MS = 86_400_000;
+
+const lists = new Map();  // list key -> { readAt, arcs: Promise }
+const ids = new WeakMap();  // an object among the settings (a parsed registry, a Cache) -> its number in keys
+let nextId = 0;
+
+function identity(value) {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return JSON.stringify(String(value));
+  if (!ids.has(value)) ids.set(value, nextId++);
+  return `#${ids.get(value)}`;
+}
+
+function listKey(source, { cache, channel, wasmBase }) {
+  const where = !source ? null : source.kind === 'registry' ? source.registry : source.server;
+  return [source?.kind, where, cache, channel, wasmBase].map(identity).join('\n');
+}
+
+/**
+ * catalogueArcs(source, settings), read once per realm for the same source and settings and again
+ * after CATALOGUE_REFRESH_MS; a read that failed is forgotten, so that the next use tries again.
+ * `now`: the clock (a test's).
+ */
+export function catalogueList(source, settings = {}, { now = Date.now } = {}) {
+  const key = listKey(source, settings);
+  let entry = lists.get(key);
+  if (!entry || now() - entry.readAt >= CATALOGUE_REFRESH_MS) {
+    entry = { readAt: now(), arcs: catalogueArcs(source, settings) };
+    lists.set(key, entry);
+    entry.arcs.catch(() => {
+      if (lists.get(key) === entry) lists.delete(key);
+    });
+  }
+  return entry.arcs;
+}
+
 // A tag of the catalogue as the API gives it, or null for one Intl cannot read.
 function tagOrNull(tag) {
   try {
