@@ -13,6 +13,7 @@ import { isNode } from './environment.js';
 import { variantFiles, compileWasm } from './wasm-files.js';
 import { ModelLoadError } from './errors.js';
 import { glueFactory } from './glue.js';
+import { fetchFailure } from './fetch-failure.js';
 
 export const FIREFOX_CATALOG = 'https://firefox.settings.services.mozilla.com/v1';
 export const CATALOG_CACHE_NAME = 'tformer-catalog-v1';
@@ -214,7 +215,7 @@ async function fetchBytes(url, { signal, onBytes, limit }) {
     response = await fetch(url, { signal });
   } catch (e) {
     if (signal?.aborted) throw signal.reason;
-    throw new ModelLoadError(`cannot download ${url}: ${e.message}`, { cause: e });
+    throw new ModelLoadError(`cannot download ${url}: ${fetchFailure(e)}`, { cause: e });
   }
   if (!response.ok) throw new ModelLoadError(`cannot download ${url}: HTTP status ${response.status}`);
   const chunks = [];

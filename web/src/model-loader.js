@@ -8,6 +8,7 @@
 // Without a sha256 the hash recorded when the file was cached is checked instead.
 import { isNode } from './environment.js';
 import { ModelLoadError } from './errors.js';
+import { fetchFailure } from './fetch-failure.js';
 
 export { ModelLoadError };
 
@@ -187,7 +188,7 @@ async function download(url, expectedSize, progress, signal) {
     // Browsers say only "Failed to fetch"; when they know they are offline, say what it means.
     const offline = globalThis.navigator?.onLine === false;
     throw new ModelLoadError(`could not download the model ${url.href}: ` +
-      (offline ? `offline: this model is not in the cache yet (${e.message})` : e.message), { cause: e, model: url.href, offline });
+      (offline ? `offline: this model is not in the cache yet (${e.message})` : fetchFailure(e)), { cause: e, model: url.href, offline });
   }
   if (!response.ok) {
     throw new ModelLoadError(`could not download the model ${url.href}: HTTP ${response.status} ${response.statusText}`.trim(), { model: url.href });
