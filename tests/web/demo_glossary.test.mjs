@@ -1,5 +1,5 @@
 // The demo's glossary editor in headless Chromium, with the shipped de->en model: a term added
-// changes the translation, the rows are kept across a reload (localStorage, per language pair), a
+// changes the translation (and the heat map's rows, which name the model's piece it replaced), the rows are kept across a reload (localStorage, per language pair), a
 // removed row stops applying, a target with markup is shown as text, and a bad glossary (a
 // source given twice) shows the engine's message without breaking the page.
 import { test, before, after } from 'node:test';
@@ -62,6 +62,17 @@ test('the glossary editor: add, persist, remove; markup in a target is text; a b
     const withTerm = await page.textContent('#output');
     assert.match(withTerm, /\bbuilding\b/, withTerm);
     assert.doesNotMatch(withTerm, /house/i, withTerm);
+    // The heat map shows the translation's words: the term's row is labelled with it, and its cells
+    // name the model's piece it replaced as replaced, not as a piece of the translation.
+    const row = await page.evaluate(() => {
+      const labels = [...document.querySelectorAll('#heatmap text.target-piece')].map((t) => t.textContent);
+      const r = labels.indexOf('building');
+      const src = document.querySelectorAll('#heatmap text.source-piece').length;
+      return { labels, title: r < 0 ? null : document.querySelectorAll('#heatmap rect.cell, #heatmap rect.outside')[r * src].textContent };
+    });
+    assert.ok(row.title, `a row labelled "building": ${row.labels.join(' | ')}`);
+    assert.match(row.title, /^building \u2190 \S+: [\d.]+ \("building" in place of the model's piece \u2581house \u2190 piece \S+\)$/);
+    assert.doesNotMatch(row.labels.join(' '), /house/);
 
     // Kept across a reload, for this language pair.
     await page.reload();

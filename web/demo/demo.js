@@ -15,7 +15,7 @@ const ui = {
   source: $('source'), output: $('output'), timing: $('timing'), loading: $('loading'), progress: $('progress'),
   progressText: $('progress-text'), error: $('error'), engine: $('engine'), warnings: $('warnings'), heatmap: $('heatmap'),
   testNote: $('test-model-note'), domainNote: $('domain-note'), domainSize: $('domain-size'), domainFigures: $('domain-figures'),
-  gpuWarning: $('gpu-warning'), examples: $('examples'), about: $('model-about'), card: $('model-card'),
+  gpuWarning: $('gpu-warning'), catalogNote: $('catalog-note'), examples: $('examples'), about: $('model-about'), card: $('model-card'),
   sourceLabel: $('source-label'), targetLabel: $('target-label'),
   passthroughNote: $('passthrough-note'), work: $('work'), workProgress: $('work-progress'), workText: $('work-text'), stop: $('stop'),
   copy: $('copy'), copied: $('copied'), clear: $('clear'),
@@ -78,9 +78,12 @@ function setState(state) {
   document.body.dataset.state = state;
 }
 
-function showError(message) {
+// The banner. `lasting`: it stays until another model is chosen (a model that could not be
+// loaded while the one in use goes on), where others go with the next translation that succeeds.
+function showError(message, { lasting = false } = {}) {
   ui.error.textContent = message;
   ui.error.hidden = !message;
+  ui.error.dataset.lasting = String(lasting && !!message);
 }
 
 function mib(bytes) {
@@ -158,8 +161,11 @@ function describeEngine(info, entry) {
   const build = { relaxed: 'relaxed-SIMD build (relaxed SIMD + threads)', threaded: 'threaded build (SIMD + threads)' }[info.variant] ??
     'single-threaded build (SIMD)';
   const source = entry.own ? 'imported from your files' : info.load.fromCache ? 'from cache' : 'downloaded';
+  // A catalogue pair's size is its files' download, as the list and the progress bar count it (the
+  // engine's bytes of its first model, converted, are another number).
+  const size = info.model.catalog ? mib(info.model.catalog.downloadBytes) : mib(info.load.bytes);
   ui.engine.textContent = `engine: wasm ${build}, ${info.threads} thread${info.threads > 1 ? 's' : ''}, CPU kernels: ${info.kernels === 'xnnpack' ? 'XNNPACK' : info.kernels}` +
-    ` | model ${entry.id}${entry.weights ? ` (${entry.weights})` : ''} ${mib(info.load.bytes)} ${source}, ready in ${Math.round(info.load.totalMs)} ms` +
+    ` | model ${entry.id}${entry.weights ? ` (${entry.weights})` : ''} ${size} ${source}, ready in ${Math.round(info.load.totalMs)} ms` +
     (info.crossOriginIsolated ? '' : ' | page not cross-origin isolated');
   ui.engine.dataset.variant = info.variant;
   ui.engine.dataset.threads = String(info.threads);
@@ -237,11 +243,19 @@ function listVariants(entry, wanted) {
   ui.weights.title = entry.defaultReason ? `default: ${entry.defaultReason}` : ui.weights.title;
 }
 
-async function selectModel(base) {
+/**
+ * Loads a model and translates the text with it. `keep`: the model in use stays until this one has
+ * loaded, and stays in use when it fails ("Use your own model": a folder that cannot be imported
+ * takes nothing away). Resolves to whether the model was loaded.
+ */
+async function selectModel(base, { keep = false } = {}) {
   const token = ++loadToken;
   dropJob();
-  translator?.dispose();
+  const previous = keep && translator ? { translator, entry: window.demoEntry, direction: ui.direction.value } : null;
+  if (!previous) translator?.dispose();
   translator = null;
+  // What was translated belongs to the model before: it goes before the panes take the new labels.
+  clearOutput();
   const entry = base.own || base.catalog ? base : variantOf(base);  // own: a folder of own-model.js; catalog: a catalogue pair
   setState('loading');
   showError('');
@@ -280,7 +294,7 @@ async function selectModel(base) {
     });
     if (token !== loadToken) {
       t.dispose();
-      return;
+      return false;
     }
     // Warm-up: the first translation of a fresh engine pays for starting its thread pool and
     // for first-use work in the kernels (hundreds of ms, against tens once warm); done here it
@@ -293,8 +307,9 @@ async function selectModel(base) {
     window.demoWarmupMs = performance.now() - warmStart;
     if (token !== loadToken) {
       t.dispose();
-      return;
+      return false;
     }
+    previous?.translator.dispose();
     translator = t;
     window.translatorInfo = t.info;  // for the browser tests and the curious
     window.demoTranslator = t;
@@ -304,16 +319,22 @@ async function selectModel(base) {
     ui.loading.hidden = true;
     ui.source.disabled = false;
     ui.clear.disabled = false;
-    ui.swap.disabled = false;
+    // Swap needs the other direction (a catalogue may translate one way only).
+    ui.swap.disabled = !reverseOf(entry);
     setState('ready');
     if (!ui.source.value.trim() || ui.source.dataset.example === 'yes') {
       ui.source.value = EXAMPLES[entry.from]?.[0] ?? '';
       ui.source.dataset.example = 'yes';
     }
     requestTranslation();
+    return true;
   } catch (e) {
-    if (token !== loadToken) return;
+    if (token !== loadToken) return false;
     ui.loading.hidden = true;
+    if (previous) {
+      keepPrevious(previous, entry, e);
+      return false;
+    }
     setState('error');
     // Show the state the page is in: no model, so no translation and no engine.
     clearOutput();
@@ -323,7 +344,27 @@ async function selectModel(base) {
     const offline = e?.offline === true;
     showError(offline ? `offline: this model (${entry.id}, ${entry.weights ?? 'model'} ${mib(entry.size)}) is not in the cache yet. ` +
       'Connect once to download it; the models opened before work offline.' : `The model could not be loaded: ${e.message}`);
+    return false;
   }
+}
+
+// A model that could not be loaded while another was in use: the one in use goes on, and the page
+// says so.
+function keepPrevious(previous, failed, error) {
+  translator = previous.translator;
+  window.demoTranslator = translator;
+  window.demoEntry = previous.entry;
+  window.translatorInfo = translator.info;
+  labelPanes(previous.entry.from, previous.entry.to);
+  describeDomain(previous.entry, translator.info);
+  ui.direction.value = previous.direction;
+  ui.source.disabled = false;
+  ui.clear.disabled = false;
+  ui.swap.disabled = !reverseOf(previous.entry);
+  setState('ready');
+  showError(`The model ${failed.id} could not be loaded: ${error.message}. The page still translates with ${previous.entry.id}.`,
+    { lasting: true });
+  requestTranslation();
 }
 
 // ---- translations: the newest text's request supersedes the older ones ----
@@ -416,6 +457,8 @@ async function runJob(j) {
   } catch (e) {
     // Superseded by a newer text, stopped by the user, or its translator replaced: nothing to say.
     if (e?.name === 'SupersededError' || e?.name === 'AbortError' || !current()) return;
+    // The banner stands alone: a translation of an earlier text under it would read as this one's.
+    clearOutput();
     setState('error');
     ui.output.dataset.failed = 'yes';
     showError(`Translation failed: ${e.message}`);
@@ -428,7 +471,7 @@ async function runJob(j) {
   const ms = performance.now() - started;
   const tokens = sentences.reduce((n, s) => n + s.tokens.length, 0);
   const backend = j.translator.info.backend;
-  showError('');
+  if (ui.error.dataset.lasting !== 'true') showError('');
   delete ui.output.dataset.failed;
   ui.output.textContent = text;
   markUnsure(ui.output, sentences);
@@ -495,9 +538,12 @@ function stopWork() {
 async function swap() {
   const back = reverseOf(current());
   if (!back) {
-    showError(`No model for ${language(current().to)} \u2192 ${language(current().from)} in the registry.`);
+    showError(`No model here translates ${language(current().to)} \u2192 ${language(current().from)}.`);
     return;
   }
+  // Swap keeps the focus it had (a key press on it): disabling it while the model loads would drop
+  // the focus to the page.
+  const focused = document.activeElement === ui.swap;
   ui.swap.disabled = true;
   requestTranslation();
   if (job && !job.ended) {
@@ -513,6 +559,7 @@ async function swap() {
   ui.direction.value = back.id;
   listVariants(back);
   await selectModel(back);
+  if (focused) (ui.swap.disabled ? ui.direction : ui.swap).focus();
   if (dropped) showError('The text could not be translated, so it was not carried over to the other direction.');
 }
 
@@ -533,7 +580,11 @@ async function catalogOptions() {
   try {
     pairs = await Translator.pairs({ catalog: CATALOG });
   } catch (e) {
-    console.warn(`the model catalogue ${CATALOG} could not be read: ${e.message}`);
+    // The page says which pairs are missing from the list and why (offline, a server down).
+    ui.catalogNote.hidden = false;
+    ui.catalogNote.textContent = `${CATALOG === FIREFOX_CATALOG ? "The pairs of Firefox Translations' model catalogue" :
+      `The pairs of the model catalogue at ${CATALOG}`} are missing from the list: it could not be read (${e.message}). ` +
+      'Our own models work as before; reload the page to try the catalogue again.';
     return [];
   }
   const group = document.createElement('optgroup');
@@ -616,7 +667,7 @@ function wireControls() {
   ui.copy.addEventListener('click', copyOutput);
   ui.clear.addEventListener('click', clearSource);
   setupToggle($('confidence'), $('confidence-legend'));
-  setupOwnModel($('own-model'), { load: selectModel, info: () => translator?.info ?? null, labelPanes });
+  setupOwnModel($('own-model'), { load: (entry) => selectModel(entry, { keep: true }), info: () => translator?.info ?? null, labelPanes });
   ui.about.addEventListener('toggle', () => current().catalog || showCard(variantOf(current())));
   ui.source.addEventListener('input', () => {
     ui.source.dataset.example = 'no';

@@ -29,6 +29,14 @@ function labels(pieces, ranges, text) {
   });
 }
 
+// A piece as a cell's tooltip names it: the piece, or, where the text holds something else there
+// (a glossary's term, a number put back, an emoji passed through), that text, with the piece the
+// model wrote in its place.
+function pieceNote(piece, label) {
+  const spelled = piece.replace(/\u2581/g, ' ').trim();
+  return !label || label === piece || label === spelled ? `piece ${piece}` : `"${label}" in place of the model's piece ${piece}`;
+}
+
 /**
  * @param {HTMLElement} container
  * @param {{sourcePieces: string[], targetPieces: string[], sourceRanges?: [number, number][],
@@ -97,7 +105,7 @@ export function drawHeatmap(container, alignment, blocks, texts) {
       const shade = scale ? 0.04 + 0.96 * (scale.span > 0 ? (w - scale.min) / scale.span : 1) : 0;
       const rect = el('rect', { x: left + c * cell, y: top + r * cell, width: cell, height: cell, class: scale ? 'cell' : 'cell outside',
         'fill-opacity': shade.toFixed(3), 'data-weight': w.toFixed(4), 'data-sentence': scale ? scales.indexOf(scale) : -1 });
-      rect.append(el('title', {}, `${tgt[r]} \u2190 ${src[c]}: ${w.toFixed(3)} (pieces ${targetPieces[r]} \u2190 ${sourcePieces[c]})`));
+      rect.append(el('title', {}, `${tgt[r]} \u2190 ${src[c]}: ${w.toFixed(3)} (${pieceNote(targetPieces[r], tgt[r])} \u2190 ${pieceNote(sourcePieces[c], src[c])})`));
       cells.append(rect);
     }
   }

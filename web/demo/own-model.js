@@ -60,10 +60,10 @@ const nameOf = (code) => {
 
 /**
  * @param {HTMLDetailsElement} root  the page's <details id="own-model"> (its <summary> is kept)
- * @param {{load: (entry: object) => Promise<void>, info: () => object|null, labelPanes: (from: string, to: string) => void}} page
- *   load: the page's model loader, given an entry whose `folder` is Translator.create's model;
- *   info: the loaded translator's info, or null when the load failed; labelPanes: names the text
- *   boxes' languages
+ * @param {{load: (entry: object) => Promise<boolean>, info: () => object|null, labelPanes: (from: string, to: string) => void}} page
+ *   load: the page's model loader, given an entry whose `folder` is Translator.create's model,
+ *   resolving to whether it loaded (the model in use stays when it did not); info: the loaded
+ *   translator's info; labelPanes: names the text boxes' languages
  */
 export function setupOwnModel(root, page) {
   const el = (tag, props = {}, ...children) => {
@@ -106,8 +106,7 @@ export function setupOwnModel(root, page) {
     const modelFile = names.find((n) => /\.(bin|npz)(\.gz)?$/.test(n) && !/^lex\./.test(n)) ?? names[0];
     const entry = { id: modelFile.replace(/\.gz$/, ''), from: pair?.from ?? 'und', to: pair?.to ?? 'und', own: true,
       folder: { files: list }, bytes: list.reduce((n, f) => n + f.size, 0) };
-    await page.load(entry);
-    const info = page.info();
+    const info = (await page.load(entry)) ? page.info() : null;
     if (!info?.model.marian) {
       status.textContent = 'the model could not be used: see the message above';
       return;

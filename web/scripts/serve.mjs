@@ -134,7 +134,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     isolation: !noIsolation,
     fixtures: opt('--fixtures', 'auto'),
   }).catch((e) => {
-    console.error(e.code === 'EADDRINUSE' ? `port in use: ${e.message} (try --port 0)` : e.message);
+    console.error(e.code === 'EADDRINUSE'
+      ? `port in use: ${e.message} (npm run demo -- --port 0 serves on a free port; or --port N)` : e.message);
     process.exit(1);
   });
 }
