@@ -2,8 +2,9 @@
 // Copies the repository's LICENSE and THIRD_PARTY_NOTICES into web/, where `npm pack` takes them
 // (a package holds only files under its own folder). The wasm builds in dist/ carry XNNPACK,
 // SentencePiece, zlib, yaml-cpp and more, whose licences ask for their notices in every binary
-// distribution; THIRD_PARTY_NOTICES is written by core/third_party/notices.py. Silent on success:
-// `npm pack --json` runs it (prepack) and its stdout must stay JSON.
+// distribution; THIRD_PARTY_NOTICES is written by core/third_party/notices.py. Outside the
+// repository (web/ copied on its own, as a package's folder is) the copies already in web/ are
+// the package's. Silent on success: `npm pack --json` runs it (prepack) and its stdout must stay JSON.
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,8 @@ for (const name of LEGAL_FILES) {
   const from = path.join(web, '..', name);
   const to = path.join(web, name);
   if (!existsSync(from)) {
-    console.error(`${from} is missing: the package cannot ship without it`);
+    if (existsSync(to)) continue;
+    console.error(`${from} is missing, and so is ${to}: the package cannot ship without it`);
     process.exit(1);
   }
   if (!existsSync(to) || !readFileSync(to).equals(readFileSync(from))) copyFileSync(from, to);
