@@ -7,11 +7,14 @@
 //   node scripts/build.mjs --if-needed  copy only what is missing or older than the build; with
 //                                       neither a build nor dist/, run the wasm build first
 //                                       (what `npm run demo` does on a fresh clone)
-//   node scripts/build.mjs --check      only check that dist/ is complete (npm pack runs this)
+//   node scripts/build.mjs --check      only check that dist/ is complete, the relaxed-SIMD
+//                                       build included (npm pack runs this)
 //
-// The relaxed-SIMD variant (tformer-mtr.*, optional: it needs LLVM 19, wasm/RelaxedSimd.cmake)
+// The relaxed-SIMD variant (tformer-mtr.*, optional here: it needs LLVM 19, wasm/RelaxedSimd.cmake)
 // is copied too when ../build-wasm-relaxed/wasm (or $TFORMER_WASM_RELAXED_DIR) holds it; without
-// that build any old copy leaves dist/, and the package loads the threaded build instead.
+// that build any old copy leaves dist/, and the package loads the threaded build instead. A packed
+// package needs it: the package names every file of dist/ by a literal URL (src/wasm-files.js),
+// and webpack fails a build where one of them is missing.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -105,8 +108,9 @@ export async function main(mode) {
       return 1;
     }
     const relaxedMissing = RELAXED_FILES.filter((f) => !existsSync(path.join(dist, f)));
-    if (relaxedMissing.length && relaxedMissing.length < RELAXED_FILES.length) {
-      console.error(`web/dist holds part of the relaxed-SIMD build (missing ${relaxedMissing.join(', ')}): run \`npm run build\``);
+    if (relaxedMissing.length) {
+      console.error(`web/dist is missing ${relaxedMissing.join(', ')}: a package needs the relaxed-SIMD build too (bundlers ` +
+        'resolve every file the package names): build build-wasm-relaxed (wasm/RelaxedSimd.cmake, LLVM 19), then `npm run build`');
       return 1;
     }
     return 0;

@@ -9,6 +9,9 @@
 // WebAssembly.RuntimeError, after which the instance is in no known state) is replaced the same
 // way, and the request it was running fails with EngineStoppedError.
 import { TranslationError } from './errors.js';
+import { pthreadScriptOf } from './wasm-files.js';
+import { served, leftBehindWorkerScript } from './environment.js';
+import { shortUrl } from './glue.js';
 
 export class EngineStoppedError extends Error {
   constructor(message) {
@@ -41,6 +44,7 @@ export class EngineHost {
     this.restarts = 0;
     this.engineBackend = null;  // 'wasm' | 'webgpu' of the running engine
     this.memoryCalls = new Map();  // id -> {resolve, reject} of the translation memory's calls (memory())
+    this.located = false;  // whether the start message names the files as served (locateFiles)
   }
 
   // Node: terminating a worker_threads Worker in the middle of a call into npm webgpu (Dawn)
@@ -66,6 +70,7 @@ export class EngineHost {
   async launch(starting) {
     let worker;
     try {
+      await this.locateFiles();
       worker = await openWorker(this.kind);
     } catch (e) {
       starting.reject(e);
@@ -97,6 +102,7 @@ export class EngineHost {
         return;
       }
       if (message.type === 'listening') {
+        worker.listening = true;
         worker.post(this.startMessage);
       } else if (message.type === 'ready') {
         this.starting = null;
@@ -134,8 +140,10 @@ export class EngineHost {
         else if (message.code !== null) p.reject(new TranslationError(message.message, { code: message.code, input: message.input }));
         else p.reject(new Error(message.message));
       }
-    }, (reason) => {
+    }, async (reason) => {
       // The Worker died on its own: during its start, or under a translation.
+      if (this.worker !== worker) return;
+      if (this.starting === starting) reason = await this.whyNotStarted(worker, reason);
       if (this.worker !== worker) return;
       const error = new EngineStoppedError(`the translation engine stopped: ${reason}`);
       this.pending?.reject(error);
@@ -143,6 +151,41 @@ export class EngineHost {
       this.stopWorker(error);
       this.ready = null;  // the next request starts a fresh engine
     });
+  }
+
+  // The glue and the pthread script as served (environment.js, leftBehind: where a bundler left them
+  // behind, they come from where the package is), in the start message; once.
+  async locateFiles() {
+    if (this.located) return;
+    const { glueUrl } = this.startMessage;
+    const pthreadScript = pthreadScriptOf(glueUrl);
+    this.startMessage = { ...this.startMessage, glueUrl: await served(glueUrl), pthreadScriptUrl: pthreadScript && await served(pthreadScript) };
+    this.located = true;
+  }
+
+  // A browser reports a Worker that could not load a script with an event that names nothing:
+  // the file at fault is looked for among those the start loads, so that the error names its URL.
+  async whyNotStarted(worker, reason) {
+    if (this.kind !== 'web-worker') return reason;
+    const files = worker.listening ? [['its JavaScript', this.startMessage.glueUrl], ['its thread script', this.startMessage.pthreadScriptUrl]]
+      : [['its Worker script', worker.script]];
+    for (const [what, url] of files) {
+      if (!url) continue;
+      let status;
+      try {
+        const response = await fetch(url, { credentials: 'same-origin' });
+        if (response.ok) continue;
+        status = `HTTP ${response.status}`;
+      } catch (e) {
+        status = e.message;
+      }
+      return `${what} ${shortUrl(url)} could not be loaded (${status})`;
+    }
+    if (!worker.listening) {
+      return `its Worker (${worker.script ? shortUrl(worker.script) : "the package's src/worker.js, as the bundler made it"}, ` +
+        `or a module it imports) could not be loaded or run: ${reason}`;
+    }
+    return reason;
   }
 
   /**
@@ -240,12 +283,19 @@ export class EngineHost {
   }
 }
 
+// This module's URL, read apart from a `new URL(...)`: Vite and webpack take
+// `new URL('./worker.js', import.meta.url)` outside `new Worker(...)` for a file to copy as it is.
+const moduleUrl = import.meta.url;
+
 // One interface over a browser Worker and a Node worker_threads Worker.
 async function openWorker(kind) {
-  const url = new URL('./worker.js', import.meta.url);
   if (kind === 'worker_threads') {
-    const { Worker } = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:worker_threads');
-    const worker = new Worker(url);
+    // Node's modules come from process.getBuiltinModule (Node 20.16+), not import(): a bundler
+    // for browsers has no `node:` import to resolve.
+    const { Worker: NodeWorker } = process.getBuiltinModule('node:worker_threads');
+    // Node's options pass on to the Worker, but --input-type (`node --input-type=module -e ...`)
+    // makes a Worker started from a file fail.
+    const worker = new NodeWorker(new URL('./worker.js', moduleUrl), { execArgv: process.execArgv.filter((a) => !a.startsWith('--input-type')) });
     let refs = 1;  // referenced while starting; afterwards only while a translation runs
     return {
       post: (message, transfer) => worker.postMessage(message, transfer),
@@ -262,8 +312,19 @@ async function openWorker(kind) {
       unref: () => { if (--refs === 0) worker.unref(); },
     };
   }
-  const worker = new Worker(url, { type: 'module', name: 'tformer-wasm' });
+  // One expression, `new Worker(new URL('./worker.js', import.meta.url), {type: 'module'})`: the form
+  // Vite and webpack recognise, bundle as a Worker of its own and rewrite. esbuild and Rollup leave
+  // it as written; the package then starts its src/worker.js where it found it (environment.js, leftBehind).
+  const leftBehind = await leftBehindWorkerScript();
+  const worker = leftBehind ? new Worker(leftBehind, { type: 'module', name: 'tformer-wasm' })
+    : new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'tformer-wasm' });
+  // Its URL where it is known, for messages: where the package is not bundled, or was left behind.
+  const own = new URL(moduleUrl);
+  const unbundled = own.origin === globalThis.location?.origin && /\/src\/engine-host\.js$/.test(own.pathname);
+  const script = leftBehind ?? (unbundled ? new URL('./worker.js', own).href : null);
   return {
+    script,
+    listening: false,
     post: (message, transfer) => worker.postMessage(message, transfer ?? []),
     listen(onMessage, onDeath) {
       worker.onmessage = (event) => onMessage(event.data);

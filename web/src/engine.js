@@ -39,6 +39,9 @@ export class EngineTrapError extends Error {
 // How long dispose() waits for Dawn to report a destroyed device gone.
 const GPU_RELEASE_WAIT_MS = 2000;
 
+// The npm package that gives Node WebGPU (Dawn), when installed beside this one.
+const WEBGPU_PACKAGE = 'webgpu';
+
 // The start of the warning when 'webgpu' was asked for and wasm is used.
 const WEBGPU_INSTEAD = "backend 'webgpu' was asked for, using 'wasm' instead: ";
 
@@ -418,7 +421,8 @@ async function openAdapter(node) {
     if (!gpu) return { gpu: null, reason: 'there is no WebGPU adapter (no navigator.gpu in the Worker)' };
   } else {
     try {
-      const webgpu = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'webgpu');
+      // Optional: named by a variable, so that bundlers and Vite's dev server do not look for it.
+      const webgpu = await import(/* webpackIgnore: true */ /* @vite-ignore */ WEBGPU_PACKAGE);
       Object.assign(globalThis, webgpu.globals);
       gpu = webgpu.create([]);
     } catch (e) {

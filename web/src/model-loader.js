@@ -90,7 +90,7 @@ export async function loadModel(request, env) {
 
   const url = await resolveUrl(model);
   if (url.protocol === 'file:') {
-    const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
+    const fs = process.getBuiltinModule('node:fs/promises');  // not import(): bundlers for browsers see no `node:` import
     let bytes;
     try {
       bytes = new Uint8Array(await fs.readFile(url));
@@ -139,7 +139,7 @@ async function resolveUrl(model) {
   if (model instanceof URL) return model;
   if (isNode() && !/^[a-z][a-z0-9+.-]+:/i.test(model)) {
     // A path in Node (relative to the working directory).
-    const { pathToFileURL } = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:url');
+    const { pathToFileURL } = process.getBuiltinModule('node:url');
     return pathToFileURL(model);
   }
   const base = globalThis.document?.baseURI ?? globalThis.location?.href;

@@ -1,7 +1,7 @@
 // The Worker that runs the engine: a module Worker in browsers, a worker_threads Worker in Node.
 // It owns one Engine and answers the host's messages (engine-host.js) one at a time, after saying
 // {type: 'listening'} (the host sends nothing before, so no message can arrive before the handler):
-//   {type: 'start', glueUrl, wasmModule, model, marian, second, secondMarian, threads, variant, backend, backendReason, requestedBackend}
+//   {type: 'start', glueUrl, pthreadScriptUrl, wasmModule, model, marian, second, secondMarian, threads, variant, backend, backendReason, requestedBackend}
 //                                           -> {type: 'ready', info, tfm, secondTfm} | {type: 'failed', message, modelRefusal}
 //                                              (tfm: the .tfm imported from a Marian folder `marian`, else null;
 //                                              secondTfm: that of `secondMarian`, the en->target model of a pair through English)
@@ -22,9 +22,12 @@
 // A translation occupies this thread, never the page's (on WebGPU it awaits the GPU between
 // steps; the host sends one request at a time). To stop one made in a single wasm call, the host
 // terminates the Worker.
+// No top-level await: a bundler that takes this Worker for a classic script (webpack's minifier)
+// stops on one.
 import { Engine, EngineTrapError } from './engine.js';
+import { usePthreadScript } from './glue.js';
 
-const port = await connect();
+const port = connect();
 let engine = null;
 let chain = Promise.resolve();
 let current = null;        // { id, controller } of the running translation
@@ -33,6 +36,7 @@ const cancelled = new Set();  // ids cancelled before they started
 port.onMessage(async (message) => {
   if (message.type === 'start') {
     try {
+      usePthreadScript(message.glueUrl, message.pthreadScriptUrl);
       engine = await Engine.create(message);
       engine.onFallback = (text) => port.post({ type: 'fallback', message: text });
       const tfm = engine.importedTfm;
@@ -113,14 +117,16 @@ function transferables(results) {
   return [...buffers];
 }
 
-async function connect() {
+// Node's modules come from process.getBuiltinModule (Node 20.16+), not import(): a bundler making
+// this Worker for browsers has no `node:` import to resolve.
+function connect() {
   if (typeof process === 'object' && process.versions?.node) {
-    const { parentPort } = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:worker_threads');
+    const { parentPort } = process.getBuiltinModule('node:worker_threads');
     if (typeof navigator === 'undefined') {
       // The threaded build sizes its pool of workers as min(8, navigator.hardwareConcurrency),
       // else 8; Node < 21 has no navigator, and starting 8 workers on a 2-core machine costs
       // seconds. This thread is the engine's own: tell it the real core count.
-      const os = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:os');
+      const os = process.getBuiltinModule('node:os');
       globalThis.navigator = { hardwareConcurrency: os.availableParallelism?.() ?? os.cpus().length };
     }
     if (parentPort) {
