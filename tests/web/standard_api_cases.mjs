@@ -113,6 +113,16 @@ export function cases(env) {
       chunks.push(value);
     }
     check(chunks.join('') === whole, `the chunks (${JSON.stringify(chunks)}) join to translate()'s result (${JSON.stringify(whole)})`);
+    // for await reads it in every browser (WebKit's ReadableStream has no async iterator of its
+    // own), and it is a ReadableStream all the same; leaving the loop cancels it and unlocks it.
+    const iterated = translator.translateStreaming(GERMAN);
+    check(Object.prototype.toString.call(iterated) === '[object ReadableStream]', `${Object.prototype.toString.call(iterated)}`);
+    const parts = [];
+    for await (const chunk of iterated) parts.push(chunk);
+    check(parts.join('') === whole, `for await: ${JSON.stringify(parts)}`);
+    const left = translator.translateStreaming(GERMAN);
+    for await (const chunk of left.values({ preventCancel: false })) if (chunk) break;
+    check(!left.locked, 'the stream is unlocked once the loop is left');
     check(await translator.translate('') === '', 'an empty input translates to itself');
     translator.destroy();
   });

@@ -9,6 +9,7 @@
 // "available" and gives its input back, as does an input with nothing to translate (only white
 // space and control characters). Input usage and quota are in code points, the engine's unit (its
 // max_input_chars).
+import { iterableStream } from '../iterable-stream.js';
 import { Translator as EngineTranslator } from '../translator.js';
 import { catalogueList, catalogueSource } from './catalogue.js';
 import { bestFit, canonicalTag } from './language-tags.js';
@@ -212,7 +213,8 @@ function translateStreaming(state, text, options) {
   const engine = state.hold?.engine;
   let iterator = null;
   const stop = new AbortController();
-  return new ReadableStream({
+  // Async-iterable in WebKit too, whose ReadableStream has no async iterator.
+  return iterableStream(new ReadableStream({
     start: (controller) => {
       composite.addEventListener('abort', () => {
         stop.abort(composite.reason);
@@ -246,5 +248,5 @@ function translateStreaming(state, text, options) {
       stop.abort(reason);
       return iterator?.return?.();
     },
-  });
+  }));
 }
