@@ -115,3 +115,20 @@ test("the engine's fallback warning says once what was asked for", async () => {
   assert.deepEqual(engine.warnings, ["backend 'webgpu' was asked for, using 'wasm' instead: there is no WebGPU adapter"]);
   assert.equal(engine.backendReason, 'webgpu was asked for, but there is no WebGPU adapter');
 });
+
+test('chooseEngine: a cross-origin-isolated page that has no SharedArrayBuffer (WebKitGTK) runs single-threaded and says why', () => {
+  const webkit = { node: false, crossOriginIsolated: true, sharedArrayBuffer: false, hardwareConcurrency: 4, webgpu: false, worker: 'web-worker' };
+  let c = chooseEngine({}, webkit);
+  assert.deepEqual([c.variant, c.threads], ['single', 1]);
+  assert.deepEqual(c.warnings, ['this page is cross-origin isolated, but this browser gives it no SharedArrayBuffer: the single-threaded build runs']);
+  c = chooseEngine({ variant: 'threaded', threads: 2 }, webkit);
+  assert.equal(c.variant, 'single');
+  assert.deepEqual(c.warnings, ['the threaded build needs SharedArrayBuffer: this page is cross-origin isolated, but this browser gives it no ' +
+    'SharedArrayBuffer; using the single-threaded build', '2 threads were asked for, but the single-threaded build runs on one']);
+  // Not isolated: the headers are what is missing, and 'auto' picking single needs no word.
+  c = chooseEngine({}, { ...webkit, crossOriginIsolated: false });
+  assert.deepEqual([c.variant, c.warnings], ['single', []]);
+  // A Service Worker (no Workers): its own reason, not this one.
+  c = chooseEngine({}, { ...webkit, worker: null });
+  assert.deepEqual([c.variant, c.warnings], ['single', []]);
+});

@@ -140,19 +140,27 @@ export function chooseEngine(options, env) {
   // threaded builds start Workers for their threads.
   const noWorkers = env.worker === null;
   const canThread = env.crossOriginIsolated && env.sharedArrayBuffer && !noWorkers;
+  // A cross-origin-isolated page in a browser that still gives no SharedArrayBuffer (WebKitGTK):
+  // the headers are right, and threads are impossible all the same; say so rather than leave the
+  // single-threaded build unexplained.
+  const isolatedWithoutSharedMemory = env.crossOriginIsolated && !env.sharedArrayBuffer && !noWorkers;
+  const noSharedMemory = 'this page is cross-origin isolated, but this browser gives it no SharedArrayBuffer';
   // The relaxed-SIMD build is the threaded one with faster int8 and f32 kernels: preferred
   // wherever the browser validates relaxed SIMD (Translator.create falls back to 'threaded' when
   // the package was built without it).
   let variant = options.variant ?? 'auto';
-  if (variant === 'auto') variant = canThread ? (env.relaxedSimd ? 'relaxed' : 'threaded') : 'single';
-  else if (variant === 'relaxed' && canThread && !env.relaxedSimd) {
+  if (variant === 'auto') {
+    variant = canThread ? (env.relaxedSimd ? 'relaxed' : 'threaded') : 'single';
+    if (isolatedWithoutSharedMemory) warnings.push(`${noSharedMemory}: the single-threaded build runs`);
+  } else if (variant === 'relaxed' && canThread && !env.relaxedSimd) {
     variant = 'threaded';
     warnings.push('the relaxed-SIMD build was asked for, but this runtime does not validate relaxed SIMD; ' +
       'using the threaded build');
   }
   if ((variant === 'threaded' || variant === 'relaxed') && !canThread) {
     warnings.push(noWorkers ? `the ${variant} build starts Workers for its threads, which cannot be started here; using the single-threaded build`
-      : `the ${variant} build needs SharedArrayBuffer (a cross-origin-isolated page: ` +
+      : isolatedWithoutSharedMemory ? `the ${variant} build needs SharedArrayBuffer: ${noSharedMemory}; using the single-threaded build`
+        : `the ${variant} build needs SharedArrayBuffer (a cross-origin-isolated page: ` +
       'COOP same-origin + COEP require-corp); using the single-threaded build');
     variant = 'single';
   }
@@ -162,7 +170,7 @@ export function chooseEngine(options, env) {
     threads = 1;
     if (options.threads > 1) {
       warnings.push(`${options.threads} threads were asked for, but the single-threaded build runs on one` +
-        (canThread ? '' : ' (this page is not cross-origin isolated)'));
+        (canThread || isolatedWithoutSharedMemory ? '' : ' (this page is not cross-origin isolated)'));
     }
   } else {
     const cores = Math.max(1, env.hardwareConcurrency || 1);
