@@ -219,12 +219,19 @@ async function translatedPage(context, url, prepare = null) {
   return { page, failures, original, before, state: await page.evaluate(() => ({ ...window.pageDemo })) };
 }
 
-// Each block of the article with its halves in the bilingual views.
-const readPairs = (page) => page.evaluate(() => [...document.querySelectorAll('#article .tformer-pair')].map((pair) => {
-  const [o, t] = [pair.querySelector(':scope > .tformer-original'), pair.querySelector(':scope > .tformer-translation')];
-  const [ob, tb] = [o.getBoundingClientRect(), t.getBoundingClientRect()];
-  return { view: pair.dataset.view, original: o.textContent.replace(/\s+/g, ' ').trim(), translation: t.textContent.replace(/\s+/g, ' ').trim(),
-    originalLang: o.lang, translationLang: t.lang, originalBox: { top: ob.top, bottom: ob.bottom, left: ob.left, right: ob.right },
+// Each block of the article with its halves in the bilingual views: the block's own nodes (the
+// original, where they were) and the copy of its translation after them.
+const readPairs = (page) => page.evaluate(() => [...document.querySelectorAll('#article .tformer-translation')].map((t) => {
+  const block = t.parentElement;
+  const range = document.createRange();
+  range.setStartBefore(block.firstChild);
+  range.setEndBefore(t);
+  const copy = document.createRange();
+  copy.selectNodeContents(t);
+  const [ob, tb] = [range.getBoundingClientRect(), copy.getBoundingClientRect()];  // the text's boxes, not the elements'
+  const original = [...block.childNodes].filter((n) => n !== t).map((n) => n.textContent).join('');
+  return { view: t.dataset.view, original: original.replace(/\s+/g, ' ').trim(), translation: t.textContent.replace(/\s+/g, ' ').trim(),
+    originalLang: block.closest('[lang]')?.lang, translationLang: t.lang, originalBox: { top: ob.top, bottom: ob.bottom, left: ob.left, right: ob.right },
     translationBox: { top: tb.top, bottom: tb.bottom, left: tb.left, right: tb.right } };
 }));
 
@@ -246,7 +253,7 @@ test('page demo: the translation, the original below or beside it, the original 
     assert.equal(all.blocks[sign], read.blocks[sign]);
     const before = { blocks: read.blocks.filter((_, i) => i !== sign) };
     const translated = { blocks: all.blocks.filter((_, i) => i !== sign) };
-    assert.ok(!(await page.$('#article .tformer-pair')), 'the translation view shows the translation alone');
+    assert.ok(!(await page.$('#article .tformer-translation')), 'the translation view shows the translation alone');
 
     // Hover: the original's text over the block, as text.
     await page.hover('#article p.lead');
@@ -270,7 +277,7 @@ test('page demo: the translation, the original below or beside it, the original 
       assert.deepEqual([p.originalLang, p.translationLang], ['de', 'en']);
       assert.ok(p.translationBox.top >= p.originalBox.bottom - 1, `block ${i}: the translation is under the original`);
     });
-    assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'de', 'the page shows its original, with copies in English');
     await page.screenshot({ path: path.join(screenshots, 'page-bilingual-below.png') });
     // Beside: side by side.
     await page.selectOption('#view', 'beside');
@@ -288,7 +295,8 @@ test('page demo: the translation, the original below or beside it, the original 
     // Back to the translation alone.
     await page.selectOption('#view', 'translation');
     assert.deepEqual((await readArticle(page)).blocks, all.blocks);
-    assert.equal(await page.$('#article .tformer-pair'), null);
+    assert.equal(await page.$('#article .tformer-translation'), null);
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
 
     // Show original: byte for byte, and the same nodes, listener included.
     await page.mouse.move(5, 5);

@@ -13,7 +13,7 @@ const PRECACHE = [
   '../src/request-queue.js', '../src/worker.js', '../src/engine.js', '../src/alignment.js', '../src/catalog.js', '../src/results.js', '../src/run-session.js',
   '../src/chunks.js', '../src/stream-schedule.js', '../src/glossary.js',
   '../src/detection.js', '../src/detectable-languages.js', '../src/polyfill.js', '../src/standard/catalogue.js',
-  '../src/glue.js', '../src/in-thread-host.js', '../src/polyfill-service-worker.js', '../src/memory.js', '../src/text-memory.js', '../src/page.js',
+  '../src/glue.js', '../src/in-thread-host.js', '../src/polyfill-service-worker.js', '../src/memory.js', '../src/text-memory.js', '../src/page.js', '../src/page-merge.js',
   '../src/standard/language-detector.js', '../src/standard/language-tags.js', '../src/standard/model-object.js',
   '../src/standard/translator.js',
   '../src/webgpu/backend.js', '../src/webgpu/encoder.js', '../src/webgpu/half.js', '../src/webgpu/index.js',

@@ -1,26 +1,33 @@
 // translatePage(root, options): a page (or any part of one) translated in place, block by block,
-// as browsers' page translation does, on top of translate(texts, { html: true }): each block's
-// markup is kept and its inline elements (links, emphasis) placed on the translated words by the
-// engine. The originals are kept, not copied: a block's own child nodes are set aside and put
-// back, so going back to the original gives the very same nodes (their listeners, their state),
-// and the page's HTML is byte for byte what it was.
+// as Firefox's page translation does: the page's own elements stay where they are, with their
+// listeners, their state (typed values, ticked boxes, loaded frames) and their attributes; only
+// text nodes change. The engine translates each block as HTML in which every element of the block
+// is stamped with a number (data-t), so that its links and emphasis come back on the translated
+// words; the answer is read in an inert <template> for its text and its numbers only, and the live
+// elements are arranged by those numbers (page-merge.js). No element of the answer ever enters the
+// page, so no markup can appear that the page did not have: markup written as text (in the page's
+// text or inside <noscript>, which a page with scripts reads as text) stays text.
 //
 // The translator is the package's Translator (markup placed on the translated words by the
 // engine's alignment, the translation memory's hits counted), or one of the web's standard API
 // (Chrome's own, or tformer-wasm/polyfill's), which takes plain text: then each block's text runs
-// (the text between its links and emphasis) are translated, as the paragraphs of one request, and
-// no element is made or removed; its words cannot move across the markup, the price of plain text.
+// (the text between its elements) are translated, as the paragraphs of one request, and no element
+// moves. A block with a form control, a frame or media in it is translated by text runs too, with
+// either translator, so that none of those is ever moved (a moved frame loads again).
 //
-// Views (setView): 'translation' (the translation in place; with `hover`, the original's text in
-// a tooltip over the block the pointer is on), 'below' and 'beside' (each block shows its
-// original with the translation under it or beside it: the bilingual view), 'original'.
+// Left alone, as Firefox leaves them: script, style, code-like content (code, kbd, samp, var,
+// pre), form controls and their text (textarea, select, option, button, input), frames, media,
+// svg and math, <noscript>/<template>, translate="no", class="notranslate" and contenteditable
+// regions. Open shadow roots are walked like the page (closed ones cannot be reached by a script).
 //
-// Safety: the only markup that enters the page is the engine's HTML output, which never holds
-// markup that was not markup in the block's own HTML (core/src/html/: text is escaped, elements
-// come from the input's), parsed in an inert <template>; this module checks that again (each
-// element of a translation must be one of its block's, by name and attributes) and keeps the
-// original where that fails. The tooltip shows text only (textContent). The module's own
-// elements (the bilingual pair, the tooltip, one <style>) are built with createElement.
+// Views (setView): 'translation' (the translation in place; with `hover`, the original's text in a
+// tooltip over the block the pointer is on), 'below' and 'beside' (each block shows its original,
+// untouched, with a copy of the translation after it, under it or in a second column beside it:
+// the bilingual view; the copy holds text and formatting only: no ids, no form fields, no
+// frames), 'original'. Text or nodes the
+// page's own script changes or adds in a block while it is translated are left as the page wrote
+// them, through setView() and restore().
+import { planBlock, planRuns, applyState, buildCopy, excluded } from './page-merge.js';
 
 // Elements translated as one text each: the innermost of these (a list item, a table cell, a
 // paragraph). Inline elements inside them travel with the text.
@@ -34,11 +41,10 @@ const BATCH_CHARS = 4000;
 
 const STYLE_ID = 'tformer-page-style';
 const STYLE = `
-.tformer-pair { display: block; }
-.tformer-pair > .tformer-original { display: block; opacity: 0.75; }
-.tformer-pair > .tformer-translation { display: block; }
-.tformer-pair[data-view="below"] > .tformer-translation { margin-top: 0.3em; }
-.tformer-pair[data-view="beside"] { display: grid; grid-template-columns: 1fr 1fr; gap: 1.2em; }
+.tformer-translation { display: block; }
+.tformer-translation[data-view="below"] { margin-top: 0.3em; }
+:has(> .tformer-translation[data-view="beside"]) { columns: 2; column-gap: 1.2em; }
+.tformer-translation[data-view="beside"] { break-before: column; }
 .tformer-hover { position: absolute; z-index: 2147483647; max-width: 32em; padding: 0.4em 0.7em; border-radius: 6px;
   background: #1d1d1f; color: #fff; font: 14px/1.4 system-ui, sans-serif; box-shadow: 0 2px 8px rgba(0, 0, 0, 0.3);
   pointer-events: none; white-space: normal; }
@@ -95,10 +101,9 @@ class PageTranslation {
       target: info.targetLanguage ?? o.translator.targetLanguage ?? null };
     this.blocks = blocksOf(root, o.blocks).filter((element) => !o.skip?.(element)).map((element) => ({
       element,
-      html: element.innerHTML,      // what is translated
-      original: null,               // its own child nodes, set aside while it shows anything else
-      translation: null,            // the translated nodes, once done
-      pair: null,                   // the bilingual view's element, once made
+      plan: null,        // what is sent and the original's state (page-merge.js), made when it is sent
+      translation: null, // the translated state, once done
+      copy: null,        // the bilingual views' copy of the translation, once made
     }));
     this.byElement = new Map(this.blocks.map((b) => [b.element, b]));
     this.waiting = new Set();
@@ -108,7 +113,7 @@ class PageTranslation {
       error: null, done: this.blocks.length === 0 };
     this.finished = new Promise((resolve) => { this.finish = resolve; });
     if (this.state.done) this.finish(this.progress);
-    addStyle(this.document);
+    for (const r of new Set(this.blocks.map((b) => b.element.getRootNode()))) addStyle(this.document, r);
     this.onOver = (event) => this.hover(event);
     this.onOut = (event) => this.unhover(event);
     root.addEventListener('mouseover', this.onOver);
@@ -156,7 +161,7 @@ class PageTranslation {
     for (const b of this.blocks) if (b.translation) this.render(b);
   }
 
-  /** Puts back every block's original nodes and stops translating; the object is done with. */
+  /** Puts back every block's original text and stops translating; the object is done with. */
   restore() {
     if (this.stopped) return;
     this.currentView = 'original';
@@ -167,6 +172,9 @@ class PageTranslation {
     this.observer?.disconnect();
     this.root.removeEventListener('mouseover', this.onOver);
     this.root.removeEventListener('mouseout', this.onOut);
+    for (const r of new Set(this.blocks.map((b) => b.element.getRootNode()))) {
+      if (r !== this.document) r.getElementById?.(STYLE_ID)?.remove();
+    }
     this.settle();
   }
 
@@ -179,19 +187,17 @@ class PageTranslation {
         const batch = [];
         let chars = 0;
         for (const b of [...this.waiting].sort((x, y) => documentOrder(x.element, y.element))) {
-          if (batch.length && (batch.length >= BATCH_BLOCKS || chars + b.html.length > BATCH_CHARS)) break;
+          b.plan ??= planBlock(b.element, { runs: this.standard });
+          if (batch.length && (batch.length >= BATCH_BLOCKS || chars + b.plan.size > BATCH_CHARS)) break;
           batch.push(b);
-          chars += b.html.length;
+          chars += b.plan.size;
         }
         for (const b of batch) this.waiting.delete(b);
         this.state.waiting = this.waiting.size;
         this.state.requests.push(batch.length);
         let results;
         try {
-          results = this.standard
-            ? await translateRuns(this.document, this.o.translator, batch.map((b) => b.html), this.controller.signal)
-            : await this.o.translator.translate(batch.map((b) => b.html),
-              { ...this.o.translateOptions, html: true, signal: this.controller.signal });
+          results = await this.request(batch);
         } catch (e) {
           if (this.stopped) return;
           this.state.error = e;
@@ -200,12 +206,13 @@ class PageTranslation {
           return;
         }
         if (this.stopped) return;
-        this.state.memoryHits += results[0]?.timings?.memoryHits ?? 0;
+        this.state.memoryHits += results.memoryHits;
         batch.forEach((b, i) => {
-          this.state.sentences += results[i].sentences.length;
-          b.translation = this.parse(b, results[i].text);
+          const { result, translation } = results[i];
+          this.state.sentences += result.sentences.length;
+          b.translation = translation;
           this.render(b);
-          if (b.translation) this.call(this.o.onBlock, { element: b.element, result: results[i] });
+          this.call(this.o.onBlock, { element: b.element, result });
         });
         this.state.translated += batch.length;
         this.report();
@@ -215,6 +222,42 @@ class PageTranslation {
       this.running = false;
       this.state.waiting = this.waiting.size;
     }
+  }
+
+  // One request for a batch: blocks sent as HTML to the package's Translator, and text runs (those
+  // of the standard API's blocks, and of blocks with elements that must not move) as plain text.
+  async request(batch) {
+    const { signal } = this.controller;
+    const out = new Array(batch.length);
+    out.memoryHits = 0;
+    const html = batch.map((b, i) => [b, i]).filter(([b]) => b.plan.html !== null);
+    if (html.length) {
+      const results = await this.o.translator.translate(html.map(([b]) => b.plan.html),
+        { ...this.o.translateOptions, html: true, signal });
+      out.memoryHits += results[0]?.timings?.memoryHits ?? 0;  // the request's, on its first result
+      html.forEach(([b, i], k) => {
+        out[i] = { result: results[k], translation: b.plan.merge(results[k].text) };
+        if (out[i].translation === null) {
+          // The answer would move an element that must stay (or came back unreadable): text runs.
+          b.plan = planRuns(b.element);
+          out[i] = null;
+        }
+      });
+    }
+    const runs = batch.map((b, i) => [b, i]).filter(([, i]) => out[i] === undefined || out[i] === null);
+    if (runs.length) {
+      const texts = runs.flatMap(([b]) => b.plan.runs);
+      const translated = await translateTexts(this.o.translator, texts, this.standard, this.o.translateOptions, signal);
+      out.memoryHits += translated.memoryHits;
+      let at = 0;
+      for (const [b, i] of runs) {
+        const mine = translated.texts.slice(at, at + b.plan.runs.length);
+        const sentences = translated.sentences.slice(at, at + b.plan.runs.length).flat();
+        at += b.plan.runs.length;
+        out[i] = { result: { text: mine.join(' '), sentences }, translation: b.plan.withRuns(mine) };
+      }
+    }
+    return out;
   }
 
   report() {
@@ -236,61 +279,38 @@ class PageTranslation {
     this.finish(this.progress);
   }
 
-  // The engine's HTML for a block as nodes, parsed where nothing runs (a template's content); the
-  // block's original nodes stand in for a translation that holds an element its block does not.
-  parse(b, html) {
-    const template = this.document.createElement('template');
-    template.innerHTML = html;
-    const source = this.document.createElement('template');
-    source.innerHTML = b.html;
-    const allowed = new Set([...source.content.querySelectorAll('*')].map(signature));
-    const foreign = [...template.content.querySelectorAll('*')].find((el) => !allowed.has(signature(el)));
-    if (foreign) {
-      this.state.error = new Error(`the translation of a block held an element its original does not (<${foreign.localName}>); ` +
-        'the block is kept as it is');
-      return null;
-    }
-    return [...template.content.childNodes];
-  }
-
   // Shows block `b` in the current view.
   render(b) {
-    const el = b.element;
     if (!b.translation) return;
-    if (b.original === null) b.original = [...el.childNodes];  // first time: set aside as they are
     const view = this.currentView;
-    if (view === 'original') {
-      el.replaceChildren(...b.original);
-      b.original = null;
-      return;
+    const chrome = [];
+    if (view === 'below' || view === 'beside') {
+      b.copy ??= this.makeCopy(b);
+      b.copy.dataset.view = view;
+      chrome.push(b.copy);
     }
-    if (view === 'translation') {
-      el.replaceChildren(...b.translation);
-      return;
+    try {
+      applyState(b.plan, view === 'translation' ? b.translation : b.plan.original, chrome);
+    } catch (e) {
+      // A block the page rebuilt under us: it is left as the page has it.
+      this.state.error = e;
     }
-    if (!b.pair) {
-      const pair = this.document.createElement('span');
-      pair.className = 'tformer-pair';
-      const original = this.document.createElement('span');
-      original.className = 'tformer-original';
-      const translation = this.document.createElement('span');
-      translation.className = 'tformer-translation';
-      if (this.languages.source) original.lang = this.languages.source;
-      if (this.languages.target) translation.lang = this.languages.target;
-      pair.append(original, translation);
-      b.pair = pair;
-    }
-    b.pair.dataset.view = view;
-    b.pair.firstChild.replaceChildren(...b.original);
-    b.pair.lastChild.replaceChildren(...b.translation);
-    el.replaceChildren(b.pair);
+  }
+
+  makeCopy(b) {
+    const translation = this.document.createElement('span');
+    translation.className = 'tformer-translation';
+    translation.setAttribute('translate', 'no');
+    if (this.languages.target) translation.lang = this.languages.target;
+    translation.append(...buildCopy(this.document, b.plan, b.translation));
+    return translation;
   }
 
   // The translation view with `hover`: the original's text over the block under the pointer.
   hover(event) {
     if (!this.o.hover || this.currentView !== 'translation' || this.stopped) return;
     const b = this.blockAt(event.target);
-    if (!b?.translation || !b.original) return;
+    if (!b?.translation) return;
     if (this.tooltip?.block === b) return;
     this.hideTooltip();
     const tip = this.document.createElement('div');
@@ -298,7 +318,7 @@ class PageTranslation {
     tip.setAttribute('role', 'tooltip');
     tip.setAttribute('translate', 'no');
     if (this.languages.source) tip.lang = this.languages.source;
-    tip.textContent = b.original.map((n) => n.textContent).join('').replace(/\s+/g, ' ').trim();
+    tip.textContent = b.plan.originalText;
     const box = b.element.getBoundingClientRect();
     const view = this.document.defaultView;
     tip.style.left = `${Math.max(0, box.left + view.scrollX)}px`;
@@ -320,7 +340,7 @@ class PageTranslation {
   }
 
   blockAt(node) {
-    for (let n = node; n && n !== this.root.parentNode; n = n.parentNode) {
+    for (let n = node; n && n !== this.root.parentNode; n = n.parentNode ?? n.host) {
       const b = this.byElement.get(n);
       if (b) return b;
     }
@@ -334,50 +354,55 @@ function isStandardTranslator(t) {
   return !('info' in t) && typeof t.sourceLanguage === 'string' && typeof t.targetLanguage === 'string';
 }
 
-// Blocks' HTML translated with a standard Translator: their text runs (text nodes with a letter,
-// outside translate="no" and code) as the paragraphs of one request, which a translation keeps
-// apart (else one request per run); each run keeps the spaces around it. Parsed and written back
-// in an inert <template>: the text goes in as text, so the HTML made holds the blocks' markup only.
-async function translateRuns(document, translator, htmls, signal) {
-  const templates = htmls.map((html) => {
-    const t = document.createElement('template');
-    t.innerHTML = html;
-    return t;
-  });
-  const runs = [];
-  for (const t of templates) {
-    const walker = document.createTreeWalker(t.content, 4 /* NodeFilter.SHOW_TEXT */);
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      if (/\p{L}/u.test(n.data) && !n.parentElement?.closest('[translate="no"], pre, code')) runs.push(n);
-    }
+// Plain texts translated: with a standard Translator as the paragraphs of one request, which a
+// translation keeps apart (else one request per text); with the package's, as a list. Gives
+// {texts, sentences (per text: the package's sentences, or none), memoryHits}.
+async function translateTexts(translator, texts, standard, translateOptions, signal) {
+  if (!texts.length) return { texts: [], sentences: [], memoryHits: 0 };
+  if (!standard) {
+    const results = await translator.translate(texts, { ...translateOptions, signal });
+    return { texts: results.map((r) => r.text), sentences: results.map((r) => r.sentences),
+      memoryHits: results[0]?.timings?.memoryHits ?? 0 };
   }
-  const texts = runs.map((n) => n.data.replace(/\s+/g, ' ').trim());
-  let out = texts.length ? (await translator.translate(texts.join('\n\n'), { signal })).split(/\n{2,}/) : [];
+  let out = (await translator.translate(texts.join('\n\n'), { signal })).split(/\n{2,}/);
   if (out.length !== texts.length) out = await Promise.all(texts.map((text) => translator.translate(text, { signal })));
-  runs.forEach((n, i) => { n.data = `${n.data.match(/^\s*/)[0]}${out[i].trim()}${n.data.match(/\s*$/)[0]}`; });
-  return templates.map((t) => ({ text: t.innerHTML, sentences: [] }));
+  return { texts: out, sentences: out.map(() => []), memoryHits: 0 };
 }
 
-// The blocks to translate, in document order: innermost block elements with text, outside
-// translate="no", code and pre.
+// The blocks to translate, in document order: innermost block elements with text, outside what is
+// left alone; open shadow roots are walked too.
 function blocksOf(root, selector) {
-  return [...root.querySelectorAll(selector)].filter((el) => !el.querySelector(selector) &&
-    !el.closest('[translate="no"], pre, code') && el.textContent.trim() !== '');
-}
-
-// An element by its name and attributes: what a translated element must share with one of its block's.
-function signature(el) {
-  return [el.localName, ...[...el.attributes].map((a) => `${a.name}=${a.value}`).sort()].join('\u0000');
+  const found = [];
+  const walk = (scope) => {
+    for (const el of scope.querySelectorAll(selector)) {
+      if (!el.querySelector(selector) && !excluded(el) && el.textContent.trim() !== '') found.push(el);
+    }
+    for (const host of scope.querySelectorAll('*')) if (host.shadowRoot && !excluded(host)) walk(host.shadowRoot);
+  };
+  walk(root);
+  if (root.shadowRoot) walk(root.shadowRoot);
+  return [...new Set(found)];
 }
 
 function documentOrder(a, b) {
+  if (a.getRootNode() !== b.getRootNode()) return hostOrder(a) - hostOrder(b);
   return a.compareDocumentPosition(b) & 4 /* Node.DOCUMENT_POSITION_FOLLOWING */ ? -1 : 1;
 }
 
-function addStyle(document) {
-  if (document.getElementById(STYLE_ID)) return;
+// Elements in shadow roots are ordered after those of the page around their host.
+function hostOrder(el) {
+  let depth = 0;
+  for (let r = el.getRootNode(); r.host; r = r.host.getRootNode()) depth += 1;
+  return depth;
+}
+
+// The helper's stylesheet, once per document and once per shadow root with blocks (a shadow
+// root's styles do not reach in from the page).
+function addStyle(document, scope) {
+  const where = scope === document || !scope.host ? document : scope;
+  if ((where.getElementById?.(STYLE_ID)) ?? where.querySelector?.(`#${STYLE_ID}`)) return;
   const style = document.createElement('style');
   style.id = STYLE_ID;
   style.textContent = STYLE;
-  document.head.append(style);
+  (where === document ? document.head : where).append(style);
 }

@@ -583,7 +583,7 @@ export interface TranslatePageOptions {
   hover?: boolean;
   /** Blocks as they come near the view (IntersectionObserver), else all at once. Default true. */
   lazy?: boolean;
-  /** The block elements (default PAGE_BLOCKS); translate="no", pre and code are always left alone. */
+  /** The block elements (default PAGE_BLOCKS); script, style, code-like content, form controls, frames, media, translate="no", .notranslate and contenteditable are always left alone. */
   blocks?: string;
   /** Blocks left as they are (for example, those already in the target language). */
   skip?: (block: Element) => boolean;
@@ -591,7 +591,7 @@ export interface TranslatePageOptions {
   translateOptions?: Omit<TranslateOptions, 'html' | 'signal' | 'key' | 'supersede'>;
   /** After each request's blocks are shown. */
   onProgress?: (progress: PageProgress) => void;
-  /** After a block's translation is shown: the block and its translate() result (with the package's Translator; a standard one gives {text}). */
+  /** After a block's translation is shown: the block and its translate() result (with the package's Translator and a block sent as HTML; otherwise {text, sentences: []}). */
   onBlock?: (block: { element: Element; result: Translation | { text: string; sentences: [] } }) => void;
   /** Aborting it restores the page (restore()). */
   signal?: AbortSignal;
@@ -620,15 +620,15 @@ export interface PageTranslation {
   readonly progress: PageProgress;
   /** Resolves once every block is translated (lazy: as they are scrolled to), or the translation stopped. */
   readonly done: Promise<PageProgress>;
-  /** Puts back every block's own original nodes (the page is again what it was) and stops translating. */
+  /** Puts back every block's own text (the page is again what it was, its nodes never replaced) and stops translating. */
   restore(): void;
 }
 
 /**
- * Translates the blocks of `root` in place with translate(texts, { html: true }), keeping their
- * originals, and shows them in one of the views (PageView). The page gets no markup that was not
- * its own: the engine's HTML output holds only the block's elements, and each translation is
- * checked for that again before it is shown.
+ * Translates the blocks of `root` (and of open shadow roots in it) in place, changing text nodes
+ * only: the page's elements keep their listeners and state. Shows them in one of the views
+ * (PageView). The page gets no markup that was not its own: only the text of the engine's answer
+ * enters the page, as text.
  */
 export function translatePage(root: Element, options: TranslatePageOptions): PageTranslation;
 
