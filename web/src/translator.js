@@ -17,6 +17,7 @@ import { streamCalls, streamSchedule } from './stream-schedule.js';
 import { joinTranslations } from './results.js';
 import { primeEnvironment } from './environment.js';
 import { memorySettings } from './memory.js';
+import { canonicalTag } from './standard/language-tags.js';
 
 // The first bytes of every .tfm file (docs/FORMAT.md).
 const TFM_MAGIC = 'TFMODEL\0';
@@ -26,6 +27,20 @@ function modelName(model) {
   if (model.source === 'memory') return 'the model bytes given';
   if (model.url?.startsWith('file:')) return decodeURIComponent(new URL(model.url).pathname);
   return model.url;
+}
+
+// A catalogue pair's languages as the web's Translator API takes them: canonical here ('DE' is
+// 'de'), matched to the catalogue's by best fit in the engine ('de-AT' is its 'de').
+function canonicalPair(o) {
+  if (o.from === undefined) return o;
+  const tag = (key) => {
+    try {
+      return canonicalTag(o[key]);
+    } catch {
+      throw new RangeError(`Translator.create: option '${key}' is not a language tag (BCP 47, such as 'fr' or 'pt-BR'): ${JSON.stringify(o[key])}`);
+    }
+  };
+  return { ...o, from: tag('from'), to: tag('to') };
 }
 
 // The largest call of a keyed stream, in sentences (a superseded stream stops at the end of its
@@ -40,7 +55,7 @@ export class Translator {
    */
   static async create(options) {
     const started = performance.now();
-    const o = checkCreateOptions(options);
+    const o = canonicalPair(checkCreateOptions(options));
     // A Marian model folder ({files: [...]}): the engine imports it (model-folder.js).
     const importOptions = isModelFolder(o.model) ? checkModelFolder('Translator.create', o.model) : null;
     if (importOptions && (o.sha256 !== undefined || o.size !== undefined)) {
@@ -113,14 +128,18 @@ export class Translator {
     const t0 = performance.now();
     const server = o.catalog === undefined ? FIREFOX_CATALOG : String(o.catalog);
     const pair = await fetchPair(o.from, o.to, { catalog: server, channel: o.channel, architecture: o.architecture, cache: o.cache,
-      wasmBase: o.wasmBase, signal: o.signal, onProgress: o.onProgress });
+      wasmBase: o.wasmBase, signal: o.signal, onProgress: o.onProgress }).catch((e) => {
+      // A pair the catalogue lacks: the engine names the nearest pairs; all of them are a call away.
+      if (e?.cause?.code === 'invalid_catalog' && / cannot translate /.test(e.message)) e.message += '; Translator.pairs() lists them all';
+      throw e;
+    });
     const [first, second] = pair.steps;
     const route = pair.plan.steps.map((s) => `${s.source}->${s.target}`).join(', ');
     const name = `the catalogue's ${route} model${second ? 's' : ''} (${server})`;
     const model = { source: 'catalog', url: server, sha256: null, warnings: [], ms: performance.now() - t0, fromCache: pair.fromCache,
       files: pair.steps.flatMap((s) => s.files.map((f) => ({ name: f.name, source: pair.fromCache ? 'cache' : 'network', url: null,
         sha256: null, bytes: f.bytes.byteLength, gzip: false }))),
-      catalog: { from: o.from, to: o.to, pivot: pair.plan.pivot, architecture: pair.plan.architecture, downloadBytes: pair.plan.downloadBytes,
+      catalog: { from: pair.plan.source, to: pair.plan.target, pivot: pair.plan.pivot, architecture: pair.plan.architecture, downloadBytes: pair.plan.downloadBytes,
         steps: pair.plan.steps.map((s) => ({ from: s.source, to: s.target, architecture: s.architecture, version: s.version })) } };
     return Translator.start({ o, env, choice, compiled, started, model, name, what: name, bytes: null,
       marian: { files: first.files, options: {} }, secondMarian: second ? { files: second.files, options: {} } : null });
