@@ -15,7 +15,9 @@ struct HtmlSentenceTranslation {
   std::string source;  // the sentence as it stands in its block's text (the blocks' next sentence)
   std::string target;  // its translation
   // For each whitespace-separated word of target, the source word (counting from 0) it is aligned
-  // to, or -1; empty: words are matched by their relative place.
+  // to, or -1; empty: words are matched by their relative place. Source words are the
+  // whitespace-separated words of source cut where an inline element begins or ends ("Haus<b>tür</b>"
+  // is two words, "Haus" and "tür"; "<a>See</a>." is "See" and ".").
   std::vector<int> alignment;
 };
 

@@ -945,7 +945,7 @@ class BlockRenderer {
   }
 
   void sentence(const HtmlSentence& s) {
-    const auto src = html_words(std::string_view(b_.text).substr(s.begin, s.end - s.begin), s.begin);
+    const auto src = html_source_words(b_, s.begin, s.end);
     const auto tgt = html_words(s.target);
     const size_t ns = src.size(), nt = tgt.size();
     std::vector<size_t> atoms;  // indices of the atoms inside the sentence
@@ -1235,6 +1235,25 @@ std::vector<std::pair<size_t, size_t>> html_words(std::string_view text, size_t 
   return words;
 }
 
+std::vector<std::pair<size_t, size_t>> html_source_words(const HtmlBlock& block, size_t begin, size_t end) {
+  std::vector<std::pair<size_t, size_t>> out;
+  const auto run_at = [&](size_t p) {
+    return std::upper_bound(block.runs.begin(), block.runs.end(), p, [](size_t x, const HtmlBlock::Run& r) { return x < r.end; });
+  };
+  for (const auto& [b, e] : html_words(std::string_view(block.text).substr(begin, end - begin), begin)) {
+    size_t from = b;
+    for (auto run = run_at(b); run != block.runs.end() && run->end < e; ++run) {
+      const auto next = run + 1;
+      if (next != block.runs.end() && next->path != run->path && run->end > from) {
+        out.push_back({from, run->end});
+        from = run->end;
+      }
+    }
+    out.push_back({from, e});
+  }
+  return out;
+}
+
 HtmlFragment parse_html(std::string_view html, const HtmlOptions& options) {
   Parser parser(html, options);
   Node root = parser.parse();
@@ -1287,7 +1306,7 @@ std::string project_html(const std::string& html, const std::vector<std::vector<
       h.end = from = h.begin + s.source.size();
       h.target = s.target;
       if (!s.alignment.empty()) {
-        const size_t ns = html_words(s.source).size(), nt = html_words(s.target).size();
+        const size_t ns = html_source_words(f.blocks[b], h.begin, h.end).size(), nt = html_words(s.target).size();
         if (s.alignment.size() != nt)
           throw Error(where + ": " + std::to_string(s.alignment.size()) + " alignment entries for " + std::to_string(nt) +
                       " target words");

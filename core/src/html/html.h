@@ -69,9 +69,9 @@ HtmlFragment parse_html(std::string_view html, const HtmlOptions& options = {});
 struct HtmlSentence {
   size_t begin = 0, end = 0;  // the source sentence: block.text[begin, end)
   std::string target;         // its translation, plain text
-  // Row-major [target words x source words] weights, words being the whitespace-separated words
-  // of `target` and of the source sentence; empty (or a row of zeros): words are matched by their
-  // relative place.
+  // Row-major [target words x source words] weights: the whitespace-separated words of `target`,
+  // and the source words of the sentence (html_source_words); empty (or a row of zeros): words are
+  // matched by their relative place.
   std::vector<float> alignment;
   // Instead of `alignment`: each target word's source word, or -1 (a sparse alignment).
   std::vector<int> source_word;
@@ -87,5 +87,11 @@ std::string render_fragment(const HtmlFragment& fragment, const std::vector<std:
 
 // Byte ranges of the whitespace-separated (ASCII whitespace) words of `text`, shifted by `offset`.
 std::vector<std::pair<size_t, size_t>> html_words(std::string_view text, size_t offset = 0);
+
+// The source words of block.text[begin, end) that target words are aligned to: its
+// whitespace-separated words, cut where an inline element begins or ends, so that each lies in one
+// element. "<a>See</a>." gives "See" and ".": a target word the model aligned to the full stop
+// (or a comma after a link) is not taken into the link.
+std::vector<std::pair<size_t, size_t>> html_source_words(const HtmlBlock& block, size_t begin, size_t end);
 
 }  // namespace tformer

@@ -1,6 +1,7 @@
 #include "translation/html_response.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -43,16 +44,34 @@ std::vector<size_t> word_starts(std::string_view text, const std::vector<ByteRan
   return out;
 }
 
+// For each token of `text`, the byte where its own text begins, or kNone: a token that stands for
+// the whitespace before it begins at the next byte that is not a space; an empty token (a byte of
+// a character SentencePiece split) goes with the token before it.
+std::vector<size_t> token_starts(std::string_view text, const std::vector<ByteRange>& tokens) {
+  std::vector<size_t> out;
+  size_t start = kNone;
+  for (const ByteRange& r : tokens) {
+    if (r.begin < r.end || start == kNone) {
+      start = r.begin;
+      while (start < text.size() && text[start] == ' ') ++start;
+      if (start >= text.size()) start = kNone;
+    }
+    out.push_back(start);
+  }
+  return out;
+}
+
 // The word alignment [target words x source words] of one sentence from its token alignment:
-// each token's weights go to the word its bytes are part of.
-std::vector<float> word_alignment(const SentenceTranslation& s, const ModelConfig& config, const std::string& block_text,
+// each token's weights go to the word its bytes are part of: on the source side the words
+// html_source_words cuts at the elements' edges, each source token placed by its own first byte
+// (the "." token of "See." is the word "." when a link ends before it).
+std::vector<float> word_alignment(const SentenceTranslation& s, const ModelConfig& config, const HtmlBlock& block,
                                   const std::string& model_text, const Segment& segment, const TranslationBytes& bytes,
                                   const std::string& target) {
   const size_t rows = s.hypotheses.at(0).tokens.size(), cols = s.source_tokens.size();
   if (s.alignment.size() != rows * cols || cols == 0) return {};
   const size_t length = segment.end - segment.begin;
-  const std::string_view sentence = std::string_view(block_text).substr(segment.begin, length);
-  const Words source_words = html_words(sentence, segment.begin);
+  const Words source_words = html_source_words(block, segment.begin, segment.end);
   const Words target_words = html_words(target);
   if (source_words.empty() || target_words.empty() || html_words(std::string_view(model_text).substr(segment.begin, length)).empty())
     return {};
@@ -62,7 +81,7 @@ std::vector<float> word_alignment(const SentenceTranslation& s, const ModelConfi
   const bool cleaned = !kept.spans.empty();
   const std::string_view given = cleaned ? std::string_view(kept.text) : std::string_view(model_text).substr(segment.begin, length);
   std::vector<size_t> columns, source_word;  // source columns of tokens (not BOS/EOS), and their words
-  const std::vector<size_t> source_starts = word_starts(given, segment.source_tokens);
+  const std::vector<size_t> source_starts = token_starts(given, segment.source_tokens);
   for (size_t c = 0, token = 0; c < cols; ++c) {
     const int id = s.source_tokens[c];
     if ((config.source_bos && c == 0 && id == config.bos_id) || (config.source_eos && c + 1 == cols && id == config.eos_id))
@@ -75,22 +94,37 @@ std::vector<float> word_alignment(const SentenceTranslation& s, const ModelConfi
   }
   // Target tokens -> target words: through the bytes of the model's translation, moved by what
   // passthrough put back (a verbatim copy holds none of the model's words).
+  // A word's punctuation tokens ("dogs" "." of "dogs.") attend to the source's punctuation, which
+  // lies outside the elements ("<b>Hunde</b>."): the word is aligned by its other tokens.
   std::vector<size_t> target_rows, target_word;
+  std::vector<bool> punctuation;  // per target row kept: a token without a letter or digit
   const std::vector<size_t> target_starts = word_starts(bytes.model.text, bytes.model.tokens);
   for (size_t r = 0, token = 0; r < rows; ++r) {
     if (s.hypotheses[0].tokens[r] == config.eos_id) continue;
     target_rows.push_back(r);
-    const size_t at = token < target_starts.size() && !bytes.verbatim ? target_starts[token] : kNone;
+    const bool known = token < target_starts.size() && !bytes.verbatim;
+    const size_t at = known ? target_starts[token] : kNone;
+    bool bare = false;
+    if (known && token < bytes.model.tokens.size()) {
+      const ByteRange& range = bytes.model.tokens[token];
+      const std::string_view text = std::string_view(bytes.model.text).substr(range.begin, range.end - range.begin);
+      bare = std::none_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80 || std::isalnum(static_cast<unsigned char>(c)); });
+    }
     ++token;
     target_word.push_back(at == kNone ? kNone : word_at(target_words, bytes.in_translation(at)));
+    punctuation.push_back(bare);
   }
   const size_t ns = source_words.size(), nt = target_words.size();
+  std::vector<bool> has_letters(nt, false);
+  for (size_t i = 0; i < target_rows.size(); ++i)
+    if (target_word[i] != kNone && !punctuation[i]) has_letters[target_word[i]] = true;
   std::vector<float> words(nt * ns, 0.f);
   std::vector<bool> written(nt, false);
   for (size_t i = 0; i < target_rows.size(); ++i) {
     const size_t t = target_word[i];
     if (t == kNone) continue;
     written[t] = true;
+    if (punctuation[i] && has_letters[t]) continue;
     for (size_t j = 0; j < columns.size(); ++j)
       if (source_word[j] != kNone) words[t * ns + source_word[j]] += s.alignment[target_rows[i] * cols + columns[j]];
   }
@@ -172,7 +206,7 @@ Translation html_translation(const HtmlFragment& fragment, const ModelConfig& co
       h.begin = u.begin;
       h.end = u.end;
       h.target = target;
-      h.alignment = word_alignment(done[i], config, block.text, model_text, u, *segments[b][i].bytes, target);
+      h.alignment = word_alignment(done[i], config, block, model_text, u, *segments[b][i].bytes, target);
       sentences.push_back(std::move(h));
     }
     rendered.push_back(render_block(block, sentences));
