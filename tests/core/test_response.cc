@@ -92,7 +92,7 @@ TEST_CASE("response: passthrough's spans go back into the translation", "[respon
 
   // A span is put back once into each hypothesis, the model's words around it.
   Segment s;
-  s.text = "Ich habe 3 Katzen.";
+  s.text = "Ich habe 😀 Katzen.";
   s.kept = protect(s.text, nothing_unknown);
   REQUIRE(s.kept.spans.size() == 1);
   const Tokenizer::Encoded encoded = l.model.source_tokenizer->encode_annotated(s.kept.text);
@@ -104,12 +104,36 @@ TEST_CASE("response: passthrough's spans go back into the translation", "[respon
   one[0].tokens.push_back(eos);
   const std::string text = builder.sentence(s, one).hypotheses[0].text;
   CAPTURE(text);
-  CHECK(count(text, "3") == 1);
+  CHECK(count(text, "😀") == 1);
   CHECK(text.find("I have") != std::string::npos);
   CHECK(text.find("cats.") != std::string::npos);
   // Placed as restore() places it from the tokens without EOS (no alignment: the relative place).
   CHECK(text == restore(s.kept, s.source_tokens, target.decode_annotated(target.encode("I have cats.")), {},
                         s.source.size(), 0));
+
+  // A number the model left out is put back into its words (repair_numbers), once.
+  Segment n;
+  n.text = "Ich habe 3 Katzen.";
+  n.kept = protect(n.text, nothing_unknown);
+  REQUIRE(n.kept.numbers.size() == 1);
+  const Tokenizer::Encoded n_encoded = l.model.source_tokenizer->encode_annotated(n.kept.text);
+  n.source = n_encoded.ids;
+  n.source_tokens = n_encoded.tokens;
+  n.source.push_back(eos);
+  std::vector<SearchHypothesis> lost(1);
+  lost[0].tokens = one[0].tokens;
+  const SentenceTranslation repaired = builder.sentence(n, lost);
+  CAPTURE(repaired.hypotheses[0].text);
+  CHECK(count(repaired.hypotheses[0].text, "3") == 1);
+  CHECK(repaired.hypotheses[0].text ==
+        repair_numbers(n.kept, n.source_tokens, target.decode_annotated(target.encode("I have cats.")), {}, n.source.size(), 0).text);
+  // Its tokens' ranges still cover the text in order.
+  size_t at = 0;
+  for (const ByteRange& r : repaired.target_ranges) {
+    CHECK(r.begin >= at);
+    CHECK(r.end <= repaired.hypotheses[0].text.size());
+    at = r.end;
+  }
 }
 
 TEST_CASE("response: sentences are joined by spaces, lines by line breaks, per input text", "[response]") {

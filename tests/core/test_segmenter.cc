@@ -153,23 +153,33 @@ TEST_CASE("segmenter: passthrough takes spans out of the source, but not from a 
   const Segmenter segmenter(l.model.config, *l.model.source_tokenizer);
   TranslateOptions o;
   o.passthrough = true;
-  const auto segments = segments_of(segmenter, {"Ich habe 3 Katzen."}, o);
+  const auto segments = segments_of(segmenter, {"Ich habe 😀 Katzen."}, o);
   REQUIRE(segments.size() == 1);
   REQUIRE(segments[0].kept.spans.size() == 1);
-  CHECK(segments[0].kept.spans[0].text == "3");
-  CHECK(segments[0].text == "Ich habe 3 Katzen.");  // the sentence as typed
+  CHECK(segments[0].kept.spans[0].text == "😀");
+  CHECK(segments[0].text == "Ich habe 😀 Katzen.");  // the sentence as typed
   std::vector<int> expected = l.model.source_tokenizer->encode(segments[0].kept.text);
   expected.push_back(l.model.config.eos_id);
   CHECK(segments[0].source == expected);  // what the model reads: without the span
+  // A number stays for the model, marked to be checked in the translation.
+  const auto number = segments_of(segmenter, {"Ich habe 3 Katzen."}, o);
+  REQUIRE(number.size() == 1);
+  CHECK(number[0].kept.spans.empty());
+  REQUIRE(number[0].kept.numbers.size() == 1);
+  CHECK(number[0].kept.text.substr(number[0].kept.numbers[0].begin, number[0].kept.numbers[0].size()) == "3");
+  expected = l.model.source_tokenizer->encode("Ich habe 3 Katzen.");
+  expected.push_back(l.model.config.eos_id);
+  CHECK(number[0].source == expected);
 
   o.max_sentence_tokens = 3;  // cut into pieces: translated as typed, nothing kept aside
-  const auto cut = segments_of(segmenter, {"Ich habe 3 Katzen."}, o);
+  const auto cut = segments_of(segmenter, {"Ich habe 😀 Katzen."}, o);
   REQUIRE(cut.size() > 1);
   std::vector<int> joined;
   for (const Segment& s : cut) {
     CHECK(s.kept.spans.empty());
+    CHECK(s.kept.numbers.empty());
     CHECK(!s.kept.verbatim);
     joined.insert(joined.end(), s.source.begin(), s.source.end() - 1);
   }
-  CHECK(joined == l.model.source_tokenizer->encode("Ich habe 3 Katzen."));
+  CHECK(joined == l.model.source_tokenizer->encode("Ich habe 😀 Katzen."));
 }

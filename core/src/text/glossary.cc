@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 
+#include "text/passthrough.h"
 #include "tformer/error.h"
 #include "util/utf8.h"
 
@@ -275,11 +276,6 @@ std::vector<Word> words_of(const AnnotatedSentence& target, std::vector<size_t>&
   return words;
 }
 
-struct Edit {
-  size_t begin, end;  // the bytes replaced (begin == end: put in there)
-  std::string text;
-};
-
 }  // namespace
 
 AnnotatedSentence put_terms(const Glossary& glossary, std::string_view source_text, const std::vector<GlossaryMatch>& matches,
@@ -332,7 +328,7 @@ AnnotatedSentence put_terms(const Glossary& glossary, std::string_view source_te
     }
   }
 
-  std::vector<Edit> edits;
+  std::vector<TextEdit> edits;
   for (size_t m = 0; m < M; ++m) {
     if (settled[m]) continue;
     const ByteRange& term = matches[m].source;
@@ -392,39 +388,8 @@ AnnotatedSentence put_terms(const Glossary& glossary, std::string_view source_te
       edits.push_back({text.size(), text.size(), (text.empty() ? "" : " ") + wanted[m]});
   }
   if (edits.empty()) return target;
-  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
-
-  AnnotatedSentence out;
-  size_t at = 0;
-  for (const Edit& e : edits) {
-    out.text.append(text, at, e.begin - at);
-    out.text += e.text;
-    at = e.end;
-  }
-  out.text.append(text, at, std::string::npos);
-  // Byte x of the translation in the result: inside a replaced word, the end of its replacement;
-  // at a place where something was put in, after it unless `before_insertions`.
-  auto moved = [&](size_t x, bool before_insertions) {
-    long delta = 0;
-    for (const Edit& e : edits) {
-      if (e.begin < x && x < e.end) return size_t(long(e.begin) + delta) + e.text.size();
-      const bool insertion = e.begin == e.end;
-      if (e.end < x || (e.end == x && !(insertion && before_insertions)))
-        delta += long(e.text.size()) - long(e.end - e.begin);
-      else if (e.begin >= x)
-        break;
-    }
-    return size_t(long(x) + delta);
-  };
-  out.tokens.reserve(T);
-  for (size_t t = 0; t < T; ++t) {
-    const ByteRange& r = target.tokens[t];
-    ByteRange n;
-    n.begin = t > 0 && r.begin == target.tokens[t - 1].end ? out.tokens[t - 1].end : moved(r.begin, t == 0);
-    n.end = std::max(n.begin, moved(r.end, false));
-    out.tokens.push_back(n);
-  }
-  return out;
+  std::stable_sort(edits.begin(), edits.end(), [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  return apply_edits(target, edits);
 }
 
 }  // namespace tformer

@@ -23,6 +23,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "text/annotated_text.h"
@@ -41,9 +42,42 @@ struct ProtectedSentence {
   std::string text;                  // the sentence without its spans (what the model translates)
   std::vector<ProtectedSpan> spans;  // in order
   std::vector<size_t> origin;        // with spans: for each byte of `text`, the byte of the sentence it is
+  // The numbers left in `text` for the model (number_runs()), which restore() checks for in the
+  // translation.
+  std::vector<ByteRange> numbers;
   // Nothing translatable is left (the sentence was only numbers, symbols, ...): it is copied.
   bool verbatim = false;
 };
+
+// The numbers of a text: runs of ASCII digits with single '.', ',' or ':' between digits ("1.000",
+// "3,5", "18:17", "19" of "19." and of "COVID-19"), as byte ranges.
+std::vector<ByteRange> number_runs(std::string_view text);
+
+// Whether `written`, a number of a translation, is `number` of the source as a language may write
+// it: the same, '.' and ',' exchanged ("1.000" and "1,000", "3,5" and "3.5"), or without thousands
+// separators ("1.000" and "1000").
+bool same_number(std::string_view number, std::string_view written);
+
+// How a language writes a number's fraction: its decimal mark, '.' (en, zh, ja, ...) or ',' (de, fr,
+// es, ru, ...), the other of the two grouping thousands; 0 for a language not listed. `language`:
+// a BCP 47 tag or its primary subtag ("de", "en-US").
+char decimal_mark(std::string_view language);
+
+// `number` as written with decimal mark `from`, written with `to` instead: a number of thousands
+// groups, a decimal fraction or both ("1.000" -> "1,000", "3,5" -> "3.5", "1.234,5" -> "1,234.5"
+// from ',' to '.'). Anything else (dates "04.05.2018", versions "3.4.2", times) as it is, and so is
+// every number where `from` or `to` is 0 or they are the same.
+std::string with_decimal_mark(std::string_view number, char from, char to);
+
+// A change to a sentence: its bytes [begin, end) replaced by `text` (begin == end: put in there).
+struct TextEdit {
+  size_t begin, end;
+  std::string text;
+};
+// The sentence with `edits` (ordered by begin, not overlapping) made, its tokens' ranges kept in
+// step: a token inside a replaced part ends where the replacement does, text put in at a token's
+// boundary belongs to the token before it (to the first token, at the very start).
+AnnotatedSentence apply_edits(const AnnotatedSentence& sentence, const std::vector<TextEdit>& edits);
 
 // `unknown(code point)` says whether the model's vocabulary lacks a character (it would become
 // <unk>); letters and punctuation it has stay for the model.
@@ -63,6 +97,17 @@ struct PutBack {
   ByteRange text;       // the span's own bytes in the result
   size_t from = 0;      // the byte of the sentence where the span began
 };
+// The numbers of `sentence.numbers` that a translation of `sentence.text` lost, put back as the
+// source writes them, so that each number of the source stands in the translation (as
+// same_number() accepts it). A number the model wrote otherwise ("0.4.05.2018" for "04.05.2018")
+// is replaced where the alignment says it translated the source's ("A78" for "A7"), and a number it
+// left out is put in at the place restore() would give a span there. What is put back is written
+// with the target language's decimal mark (`marks`: the source's, then the target's; with_decimal_mark).
+// `source_tokens`, the alignment and the offsets as for restore().
+AnnotatedSentence repair_numbers(const ProtectedSentence& sentence, const std::vector<ByteRange>& source_tokens,
+                                 const AnnotatedSentence& target, const std::vector<float>& alignment, size_t source_stride,
+                                 size_t source_offset, std::pair<char, char> marks = {0, 0});
+
 std::string restore(const ProtectedSentence& sentence, const std::vector<ByteRange>& source_tokens,
                     const AnnotatedSentence& target, const std::vector<float>& alignment, size_t source_stride,
                     size_t source_offset, std::vector<PutBack>* put_back = nullptr);

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "text/passthrough.h"
 #include "tformer/catalog.h"
 #include "translation/model_info.h"
 
@@ -34,7 +35,17 @@ LoadedModel::LoadedModel(ModelFile f, const TranslatorConfig& translator_config)
   }
   info = describe_model(f, config);
   segmenter.emplace(config, *source_tokenizer);
-  responses.emplace(config, *source_tokenizer, *target_tokenizer);
+  // The languages of the metadata, where it names them: the decimal marks passthrough writes the
+  // numbers it puts back with.
+  std::pair<char, char> marks{0, 0};
+  if (f.header().contains("metadata") && f.header()["metadata"].is_object()) {
+    const auto& meta = f.header()["metadata"];
+    auto mark = [&](const char* key) {
+      return meta.contains(key) && meta[key].is_string() ? decimal_mark(meta[key].get<std::string>()) : char(0);
+    };
+    marks = {mark("source_language"), mark("target_language")};
+  }
+  responses.emplace(config, *source_tokenizer, *target_tokenizer, marks);
   file.emplace(std::move(f));
 }
 

@@ -94,7 +94,7 @@ SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vecto
       if (id != config_.eos_id) text_ids.push_back(id);
     const bool first = s.hypotheses.empty();
     const bool terms = glossary && !segment.terms.empty();
-    if (terms || !segment.kept.spans.empty() || segment.kept.verbatim) {
+    if (terms || !segment.kept.spans.empty() || !segment.kept.numbers.empty() || segment.kept.verbatim) {
       AnnotatedSentence model = target_.decode_annotated(text_ids);
       const size_t source_offset = config_.source_bos ? 1 : 0;
       if (terms) {
@@ -102,6 +102,10 @@ SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vecto
         model = put_terms(*glossary, given, segment.terms, segment.source_tokens, model, h.alignment, segment.source.size(),
                           source_offset);
       }
+      // The numbers the model lost, put back into its words (they are its words from here on, as
+      // a glossary's terms are).
+      model = repair_numbers(segment.kept, segment.source_tokens, model, h.alignment, segment.source.size(), source_offset,
+                             number_marks_);
       out.text = restore(segment.kept, segment.source_tokens, model, h.alignment, segment.source.size(), source_offset,
                          first ? &best_bytes.put_back : nullptr);
       if (first) {

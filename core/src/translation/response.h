@@ -33,9 +33,12 @@ struct TranslationBytes {
 
 class ResponseBuilder {
  public:
-  // The tokenizers must outlive the builder.
-  ResponseBuilder(const ModelConfig& config, const Tokenizer& source, const Tokenizer& target)
-      : config_(config), source_(source), target_(target) {}
+  // The tokenizers must outlive the builder. `number_marks`: the decimal marks of the source and
+  // the target language (text/passthrough.h decimal_mark; 0: unknown), for the numbers passthrough
+  // puts back.
+  ResponseBuilder(const ModelConfig& config, const Tokenizer& source, const Tokenizer& target,
+                  std::pair<char, char> number_marks = {0, 0})
+      : config_(config), source_(source), target_(target), number_marks_(number_marks) {}
 
   // The translation of one segment from its hypotheses, best first (at least one). Takes the best
   // hypothesis's alignment (moved out) when the segment asked for it.
@@ -55,6 +58,7 @@ class ResponseBuilder {
   ModelConfig config_;
   const Tokenizer& source_;
   const Tokenizer& target_;
+  std::pair<char, char> number_marks_;
 };
 
 // Joins the sentences (one per segment, in segment order; moved out) into the translations of

@@ -14,8 +14,8 @@
 namespace tformer {
 namespace {
 
-// `spans`: some sentence of the batch had spans taken out (passthrough) or glossary terms, which are
-// put back by the alignment, as html places its elements by it; other batches need it only when
+// `spans`: some sentence of the batch had spans taken out or numbers to check (passthrough) or
+// glossary terms, which are put back by the alignment, as html places its elements by it; other batches need it only when
 // asked for.
 SearchOptions search_options(const TranslateOptions& options, bool spans) {
   SearchOptions so;
@@ -121,7 +121,10 @@ TranslationSession::Need TranslationSession::Impl::next() {
       for (size_t u : batches_[batch_])
         shortlists.push_back(m_->shortlist->words(segments_[u].source.data(), segments_[u].source.size()));
     const bool spans = std::any_of(batches_[batch_].begin(), batches_[batch_].end(),
-                                   [&](size_t u) { return !segments_[u].kept.spans.empty() || !segments_[u].terms.empty(); });
+                                   [&](size_t u) {
+                                     const Segment& s = segments_[u];
+                                     return !s.kept.spans.empty() || !s.kept.numbers.empty() || !s.terms.empty();
+                                   });
     search_.emplace(m_->model->decoder(), m_->config, *memory_, std::move(max_lengths), search_options(options_, spans),
                     search_rules(m_->config, options_.repetition_guard, std::move(shortlists)));
     memory_.reset();  // the decoder keeps the keys and values it needs
