@@ -100,6 +100,10 @@ TEST_CASE("passthrough: protect() takes out URLs, e-mail addresses, emoji and un
   p = protect("Es stand 84:80 (39:37) am Ende von 2 Spielen.", nothing_unknown);
   CHECK(p.spans.empty());
   CHECK(number_texts(p) == std::vector<std::string>{"84:80", "39:37", "2"});
+  // Thousands grouped by spaces are a number, not a code.
+  p = protect("Rund 25 000 Euro und 2019 100 Gäste.", nothing_unknown);
+  CHECK(p.spans.empty());
+  CHECK(number_texts(p) == std::vector<std::string>{"25 000", "2019", "100"});
   // Nothing but numbers, signs and units: copied.
   CHECK(protect("12,50 €", nothing_unknown).verbatim);
 
@@ -223,6 +227,8 @@ TEST_CASE("passthrough: repair_numbers() puts back the numbers a translation los
   CHECK(same_number("3,5", "3.5"));
   CHECK(same_number("60.000", "60000"));
   CHECK(same_number("18:17", "18:17"));
+  CHECK(same_number("25 000", "25,000"));
+  CHECK(same_number("25000", "25.000"));
   CHECK_FALSE(same_number("1.000", "1"));
   CHECK_FALSE(same_number("1,5", "15"));
   CHECK_FALSE(same_number("04.05.2018", "0.4.05.2018"));

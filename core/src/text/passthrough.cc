@@ -69,8 +69,8 @@ ProtectedSentence protect(std::string_view sentence, const std::function<bool(ch
   // century"; taken out, they left a hole it filled badly: "in the 19. region of the years");
   // restore() checks that the translation has them and puts back those it lost.
   std::vector<bool> number_word(n, false);  // code points of such words
-  // Digits in a row of words ("0171 2345678", "+49 30 1234567", "12 345") are one code, which no
-  // model writes back whole: it goes whole, as a URL does.
+  // Digits in a row of words ("0171 2345678", "+49 30 1234567") are one code, which no model
+  // writes back whole: it goes whole, as a URL does.
   {
     struct Bare { size_t i, j; bool open, close; };  // a word of digits (a leading '+'), punctuation on either side
     std::vector<Bare> words;
@@ -91,7 +91,15 @@ ProtectedSentence protect(std::string_view sentence, const std::function<bool(ch
       while (last + 1 < words.size() && words[last].j > words[last].i && !words[last].close && words[last + 1].j > words[last + 1].i &&
              !words[last + 1].open)
         ++last;
-      if (last > w)
+      // Thousands grouped by spaces ("25 000 Euro") are a number, which the model writes; so are
+      // numbers side by side ("im Jahr 2019 100 Gäste"). A code has a word with a leading '+' or
+      // '0', or of five digits or more.
+      bool grouped = last > w && words[w].j - words[w].i <= 3 && cps[words[w].i].value != '+';
+      for (size_t k = w + 1; k <= last && grouped; ++k) grouped = words[k].j - words[k].i == 3;
+      bool code = false;
+      for (size_t k = w; k <= last && last > w; ++k)
+        code = code || cps[words[k].i].value == '+' || cps[words[k].i].value == '0' || words[k].j - words[k].i >= 5;
+      if (last > w && !grouped && code)
         for (size_t k = words[w].i; k < words[last].j; ++k) keep[k] = true;
       w = last + 1;
     }
@@ -311,12 +319,55 @@ bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 
+namespace {
+
+// The bytes of a space that may group a number's thousands at `at` ("25 000"): a space, a no-break
+// space or a narrow no-break space; 0 for none.
+size_t group_space(std::string_view text, size_t at) {
+  if (text.substr(at, 1) == " ") return 1;
+  if (text.substr(at, 2) == "\xC2\xA0") return 2;
+  if (text.substr(at, 3) == "\xE2\x80\xAF") return 3;
+  return 0;
+}
+
+// The digits of a number written in thousands groups (three digits in each group after the first,
+// one separator throughout: '.', ',' or a space as group_space() reads it), or "" for any other.
+std::string ungrouped(std::string_view number) {
+  std::string digits;
+  std::string_view separator;
+  size_t i = 0;
+  while (i < number.size() && is_ascii_digit(number[i])) digits += number[i++];
+  if (digits.empty()) return "";
+  while (i < number.size()) {
+    const size_t space = group_space(number, i);
+    const size_t width = space ? space : number[i] == '.' || number[i] == ',' ? 1 : 0;
+    if (!width || (!separator.empty() && number.substr(i, width) != separator)) return "";
+    separator = number.substr(i, width);
+    i += width;
+    size_t group = 0;
+    while (i < number.size() && is_ascii_digit(number[i])) digits += number[i++], ++group;
+    if (group != 3) return "";
+  }
+  return separator.empty() ? "" : digits;
+}
+
+}  // namespace
+
 std::vector<ByteRange> number_runs(std::string_view text) {
   std::vector<ByteRange> out;
   for (size_t i = 0; i < text.size();) {
     if (!is_ascii_digit(text[i])) { ++i; continue; }
     size_t j = i;
     while (j < text.size() && is_ascii_digit(text[j])) ++j;
+    if (j - i <= 3) {
+      // Thousands grouped by spaces ("25 000", "1 000 000"): one number.
+      for (size_t space; (space = group_space(text, j)) != 0;) {
+        size_t k = j + space, digits = 0;
+        while (k < text.size() && is_ascii_digit(text[k])) ++k, ++digits;
+        if (digits != 3) break;
+        j = k;
+      }
+    }
     while (j + 1 < text.size() && (text[j] == '.' || text[j] == ',' || text[j] == ':') && is_ascii_digit(text[j + 1])) {
       ++j;
       while (j < text.size() && is_ascii_digit(text[j])) ++j;
@@ -337,19 +388,9 @@ bool same_number(std::string_view number, std::string_view written) {
     }
     if (swapped) return true;
   }
-  // Thousands separators dropped: groups of three digits after the first, all with one separator.
-  char separator = 0;
-  std::string digits;
-  for (size_t i = 0; i < number.size(); ++i) {
-    const char c = number[i];
-    if (is_ascii_digit(c)) { digits += c; continue; }
-    if ((c != '.' && c != ',') || (separator && c != separator)) return false;
-    separator = c;
-    size_t group = 0;
-    while (i + 1 + group < number.size() && is_ascii_digit(number[i + 1 + group])) ++group;
-    if (group != 3) return false;
-  }
-  return separator && digits == written;
+  // The same thousands, grouped otherwise or not at all ("25 000", "25,000", "25000").
+  const std::string a = ungrouped(number), b = ungrouped(written);
+  return (!a.empty() && (a == written || a == b)) || (!b.empty() && b == number);
 }
 
 char decimal_mark(std::string_view language) {

@@ -50,12 +50,13 @@ struct ProtectedSentence {
 };
 
 // The numbers of a text: runs of ASCII digits with single '.', ',' or ':' between digits ("1.000",
-// "3,5", "18:17", "19" of "19." and of "COVID-19"), as byte ranges.
+// "3,5", "18:17", "19" of "19." and of "COVID-19"), and thousands grouped by spaces ("25 000"), as
+// byte ranges.
 std::vector<ByteRange> number_runs(std::string_view text);
 
 // Whether `written`, a number of a translation, is `number` of the source as a language may write
-// it: the same, '.' and ',' exchanged ("1.000" and "1,000", "3,5" and "3.5"), or without thousands
-// separators ("1.000" and "1000").
+// it: the same, '.' and ',' exchanged ("1.000" and "1,000", "3,5" and "3.5"), or the same thousands
+// grouped otherwise or not at all ("25 000", "25.000", "25,000", "25000").
 bool same_number(std::string_view number, std::string_view written);
 
 // How a language writes a number's fraction: its decimal mark, '.' (en, zh, ja, ...) or ',' (de, fr,
