@@ -13,6 +13,9 @@ import { Catalogue, translatorInterface } from './standard/translator.js';
 import { CreateMonitor } from './standard/model-object.js';
 
 export { CreateMonitor };
+// The rule where a browser has its own classes (install() leaves them in place): the browser's API
+// where its availability() answers "available" for the request, the package's otherwise.
+export { servingApi } from './native-apis.js';
 
 /**
  * @param {{catalog?: string|URL|object|null, cache?: boolean|string|object, channel?: string, force?: boolean,

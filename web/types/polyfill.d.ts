@@ -47,3 +47,12 @@ export function install(options?: InstallOptions): {
   CreateMonitor: typeof CreateMonitor;
   installed: Array<'Translator' | 'LanguageDetector' | 'CreateMonitor'>;
 };
+
+/**
+ * Which implementation serves a request where the browser has its own Translator or
+ * LanguageDetector (install() leaves those in place): the browser's when its
+ * availability(options) answers "available", else `own` (Chromium has both without models
+ * offline). `which` is 'browser' or 'package'; `answer` is what the browser said, or null.
+ */
+export function servingApi<T>(native: T | undefined, own: T, options?: object, how?: { force?: boolean }):
+  Promise<{ api: T; which: 'browser' | 'package'; answer: string | null }>;
