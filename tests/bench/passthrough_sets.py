@@ -12,7 +12,7 @@ Sets, built from the public test sets (../shared/data/deen/test) each time, neve
   none but one e-mail address.
 
 Numbers kept: of the numbers of the source (runs of digits with '.', ',' or ':' between digits:
-"1.000", "3,5", "18:17", "19" of "19."; thousands grouped by spaces: "25 000"; those inside a URL or
+"1.000", "3,5", "18:17", "19" of "19."; thousands grouped by spaces or apostrophes: "25 000", "95'000"; those inside a URL or
 an address are counted as that), the share that the output has, as the source writes it or as the
 target language writes it: '.' and ',' exchanged ("1.000" -> "1,000", "3,5" -> "3.5") or the same
 thousands grouped otherwise or not at all ("1.000" -> "1000", "25 000" -> "25,000").
@@ -30,7 +30,7 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 DATA = os.path.normpath(os.path.join(ROOT, "..", "shared", "data", "deen", "test"))
 TEST_SETS = ("flores-devtest", "newstest2019", "newstest2020", "multi30k-test2016")
 
-NUMBER = re.compile(r"(?<![0-9])(?:[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3}(?![0-9]))+|[0-9]+)(?:[.,:][0-9]+)*")
+NUMBER = re.compile(r"(?<![0-9])(?:[0-9]{1,3}(?:[ \u00a0\u202f'\u2019][0-9]{3}(?![0-9]))+|[0-9]+)(?:[.,:][0-9]+)*")
 URL = re.compile(r"(?:https?://|ftp://|www\.)[^\s<>\"]*[^\s<>\".,;:!?)\]]", re.I)
 EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 
@@ -107,8 +107,8 @@ def build_sets(src, tgt, lines=None, symbol_lines=200):
 
 def _ungrouped(n):
     """The digits of a number in thousands groups (one separator: '.', ',' or a space), else None."""
-    groups = re.split(r"[., \u00a0\u202f]", n)
-    if len(groups) > 1 and all(len(g) == 3 for g in groups[1:]) and len(set(re.findall(r"[., \u00a0\u202f]", n))) == 1:
+    groups = re.split(r"[., \u00a0\u202f'\u2019]", n)
+    if len(groups) > 1 and all(len(g) == 3 for g in groups[1:]) and len(set(re.findall(r"[., \u00a0\u202f'\u2019]", n))) == 1:
         return "".join(groups)
     return None
 

@@ -229,6 +229,7 @@ TEST_CASE("passthrough: repair_numbers() puts back the numbers a translation los
   CHECK(same_number("18:17", "18:17"));
   CHECK(same_number("25 000", "25,000"));
   CHECK(same_number("25000", "25.000"));
+  CHECK(same_number("95'000", "95,000"));
   CHECK_FALSE(same_number("1.000", "1"));
   CHECK_FALSE(same_number("1,5", "15"));
   CHECK_FALSE(same_number("04.05.2018", "0.4.05.2018"));

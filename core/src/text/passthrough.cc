@@ -321,12 +321,12 @@ bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
 
 namespace {
 
-// The bytes of a space that may group a number's thousands at `at` ("25 000"): a space, a no-break
-// space or a narrow no-break space; 0 for none.
+// The bytes of a mark that may group a number's thousands at `at` besides '.' and ',': a space, a
+// no-break space or a narrow no-break space ("25 000"), an apostrophe ("95'000", Swiss); 0 for none.
 size_t group_space(std::string_view text, size_t at) {
-  if (text.substr(at, 1) == " ") return 1;
+  if (text.substr(at, 1) == " " || text.substr(at, 1) == "'") return 1;
   if (text.substr(at, 2) == "\xC2\xA0") return 2;
-  if (text.substr(at, 3) == "\xE2\x80\xAF") return 3;
+  if (text.substr(at, 3) == "\xE2\x80\xAF" || text.substr(at, 3) == "\xE2\x80\x99") return 3;
   return 0;
 }
 
@@ -360,7 +360,7 @@ std::vector<ByteRange> number_runs(std::string_view text) {
     size_t j = i;
     while (j < text.size() && is_ascii_digit(text[j])) ++j;
     if (j - i <= 3) {
-      // Thousands grouped by spaces ("25 000", "1 000 000"): one number.
+      // Thousands grouped by spaces or apostrophes ("25 000", "1 000 000", "95'000"): one number.
       for (size_t space; (space = group_space(text, j)) != 0;) {
         size_t k = j + space, digits = 0;
         while (k < text.size() && is_ascii_digit(text[k])) ++k, ++digits;

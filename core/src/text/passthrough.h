@@ -50,8 +50,8 @@ struct ProtectedSentence {
 };
 
 // The numbers of a text: runs of ASCII digits with single '.', ',' or ':' between digits ("1.000",
-// "3,5", "18:17", "19" of "19." and of "COVID-19"), and thousands grouped by spaces ("25 000"), as
-// byte ranges.
+// "3,5", "18:17", "19" of "19." and of "COVID-19"), and thousands grouped by spaces or apostrophes
+// ("25 000", "95'000"), as byte ranges.
 std::vector<ByteRange> number_runs(std::string_view text);
 
 // Whether `written`, a number of a translation, is `number` of the source as a language may write
