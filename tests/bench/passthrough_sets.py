@@ -115,9 +115,9 @@ def _ungrouped(n):
 
 def number_forms(n):
     """How a target language may write number `n` of the source: as written, '.' and ',' exchanged,
-    or the same thousands grouped otherwise or not at all."""
+    or the same thousands grouped otherwise or not at all ("1000" -> "1.000")."""
     forms = {n, n.translate(str.maketrans(".,", ",."))}
-    digits = _ungrouped(n)
+    digits = _ungrouped(n) or (n if n.isdigit() and len(n) >= 4 else None)
     if digits:
         forms.add(digits)
         head = len(digits) % 3 or 3

@@ -285,6 +285,13 @@ TEST_CASE("passthrough: repair_numbers() puts back the numbers a translation los
   CHECK(r.text.find("84:80") != std::string::npos);
   CHECK(r.text.find("39:37") != std::string::npos);
   CHECK(r.text.find("8039") == std::string::npos);
+  // Nor put beside one, where the two would read as one number in thousands groups.
+  p = protect("Mindestens 100 bis 250 Meter weit.", nothing_unknown);
+  source = tokens({"▁Mindestens", "▁100", "▁bis", "▁250", "▁Meter", "▁weit", "."});
+  target = spelled({"▁At", "▁least", "▁250", "▁metres", "▁far", "."});
+  a = links(6, 7, {{0, 0}, {1, 0}, {2, 3}, {3, 4}, {4, 5}});
+  r = repair_numbers(p, source, target, a, 7, 0);
+  CHECK(r.text == "At least 250 metres far 100.");
   // Two numbers, one written twice by the model: the other is put back.
   p = protect("Ich habe 3 Katzen und 2 Hunde.", nothing_unknown);
   source = tokens({"▁Ich", "▁habe", "▁3", "▁Katzen", "▁und", "▁2", "▁Hunde", "."});

@@ -542,17 +542,36 @@ AnnotatedSentence repair_numbers(const ProtectedSentence& sentence, const std::v
   }
   // A number left out is put in where a span that stood there would go (never inside a number of
   // the translation), apart from the words and numbers beside it.
+  // Beside another number ("mindestens 250 100 Meter") it would read as one number in thousands
+  // groups: it goes before the closing punctuation instead, else apart by a comma.
+  auto digit_at = [&](size_t i) { return i < out_text.size() && is_ascii_digit(out_text[i]); };
+  std::vector<size_t> put_at;
+  auto beside_number = [&](size_t at) {
+    return std::find(put_at.begin(), put_at.end(), at) != put_at.end() || (at > 0 && digit_at(at - 1)) ||
+           (at > 1 && out_text[at - 1] == ' ' && digit_at(at - 2)) || digit_at(at) || (out_text.substr(at, 1) == " " && digit_at(at + 1));
+  };
   for (size_t m : left_out) {
     const ByteRange& r = numbers[m];
     const Placement p = place(text, r.begin, r.end, source_end, target, alignment, source_stride, source_offset);
     size_t at = p.position;
+    bool after = p.after, apart = true;
     for (const ByteRange& w : written)
       if (w.begin < at && at < w.end) at = w.end;
+    if (beside_number(at)) {
+      const size_t end = closing_start(out_text);
+      if (end > 0 && !beside_number(end)) {
+        at = end;
+        after = true;
+      } else {
+        apart = false;
+      }
+    }
+    put_at.push_back(at);
     std::string put = with_decimal_mark(number(m), marks.first, marks.second);
     const bool word_before = at > 0 && out_text[at - 1] != ' ', word_after = at < out_text.size() && out_text[at] != ' ';
     const bool opening = at > 0 && (out_text[at - 1] == '(' || out_text[at - 1] == '[');
-    if ((p.after && !opening) || (word_before && is_ascii_digit(out_text[at - 1]))) put = (at > 0 ? " " : "") + put;
-    else if (word_after) put += " ";
+    if ((after && !opening) || (word_before && is_ascii_digit(out_text[at - 1]))) put = (at > 0 ? (apart ? " " : ", ") : "") + put;
+    else if (word_after) put += apart ? " " : ", ";
     if (word_after && is_ascii_digit(out_text[at]) && put.back() != ' ') put += " ";
     edits.push_back({at, at, std::move(put)});
   }
