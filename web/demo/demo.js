@@ -369,16 +369,24 @@ function keepPrevious(previous, failed, error) {
 
 // ---- translations: the newest text's request supersedes the older ones ----
 
-function beam() {
-  return Number(ui.beam.value);
+// The search, chosen by measurement (docs/BENCHMARKS.md, "Search settings"): beam 4 gives the
+// shipped models about 1 BLEU more than greedy search at about twice the time, which a text of up
+// to a short paragraph does not make noticeable (tens of milliseconds), and a longer one does; so
+// 'auto' searches with beam 4 up to AUTO_BEAM_CHARS characters and greedily beyond. ?plain keeps
+// the CLI's default (greedy), as its comparison with the CLI needs.
+const AUTO_BEAM_CHARS = 600;
+function beamFor(text) {
+  if (ui.beam.value !== 'auto') return Number(ui.beam.value);
+  return !PLAIN && text.length <= AUTO_BEAM_CHARS ? 4 : 1;
 }
+window.demoBeamFor = beamFor;
 
 /** Translates the source text; an older translation still running or queued is superseded. */
 function requestTranslation() {
   clearTimeout(debounce);
   if (!translator) return;
   const text = ui.source.value;
-  if (job && !job.ended && job.text === text && job.beam === beam() && job.translator === translator &&
+  if (job && !job.ended && job.text === text && job.beam === beamFor(text) && job.translator === translator &&
       job.glossary === glossary.key()) return;  // already on it
   startJob(text);
 }
@@ -396,7 +404,7 @@ async function whenIdle() {
 }
 
 function startJob(text) {
-  const j = { text, beam: beam(), glossary: glossary.key(), translator, controller: new AbortController(), stopped: false, ended: false,
+  const j = { text, beam: beamFor(text), glossary: glossary.key(), translator, controller: new AbortController(), stopped: false, ended: false,
     done: null };
   job = j;
   setState('translating');

@@ -27,9 +27,15 @@ constexpr size_t kMaxGlossaryEntries = 10000;
 constexpr size_t kMaxGlossaryTermBytes = 1000;
 
 struct TranslateOptions {
-  int beam_size = 1;              // 1 = greedy
+  // 1 = greedy. Greedy by default, the choice of docs/BENCHMARKS.md ("Search settings"): beam 4
+  // gives the shipped models about 1 BLEU more at about twice the time, which a person waiting
+  // for one short text does not notice (the demo searches with beam 4 up to 600 characters) but a
+  // page or a file does, and the engine's requests are those too (translatePage, the CLI).
+  int beam_size = 1;
   int nbest = 1;                  // hypotheses kept per sentence (<= beam_size)
-  float length_penalty = 1.0f;    // hypotheses ranked by score / length^length_penalty
+  // Hypotheses ranked by score / length^length_penalty. 1.0, the reference's rule (with beam 4,
+  // 1.4 scored up to 0.6 BLEU higher on the shipped models, 0.25 on average: docs/BENCHMARKS.md).
+  float length_penalty = 1.0f;
   float max_length_ratio = 2.0f;  // target length limit: ratio * source tokens + offset ...
   int max_length_offset = 0;
   int max_length = 0;             // ... and, when > 0, at most this many target tokens
@@ -43,15 +49,18 @@ struct TranslateOptions {
   // many tokens, each translated on its own; 0 = as many as the model's positions allow
   // (max_positions minus BOS/EOS), which is also the most a value here can give.
   int max_sentence_tokens = 0;
-  // What the model cannot translate passes through: numbers, URLs, e-mail addresses, emoji and
-  // symbols, and characters outside its vocabulary are taken out of the source and put back into
-  // the translation by the alignment (core/src/text/passthrough.h). On by default: nobody wants
-  // mangled numbers or links ("0171 2345678" -> "0174545678"). It changes the model's input, so the
-  // parity tests, which compare the plain model with its reference implementations, turn it off.
+  // What the model cannot translate passes through: URLs, e-mail addresses, emoji and symbols,
+  // codes such as phone numbers, and characters outside its vocabulary are taken out of the source
+  // and put back into the translation by the alignment; numbers stay for the model, and one the
+  // translation lost is put back into it by the alignment (core/src/text/passthrough.h). On by
+  // default: nobody wants mangled numbers or links ("0171 2345678" -> "0174545678"), and it costs
+  // no BLEU (docs/BENCHMARKS.md, "Passthrough"). It changes the model's input, so the parity tests,
+  // which compare the plain model with its reference implementations, turn it off.
   bool passthrough = true;
   // Stops decoding loops ("then then, then, then"): a token that would repeat the last token a
   // fourth time, or a group of 2-4 tokens a third time, back to back, is not taken
-  // (core/src/decoding/rules.h). On by default; off for the parity tests, as passthrough.
+  // (core/src/decoding/rules.h). On by default (it moves BLEU by 0.03 at most on the test sets,
+  // and only stops loops); off for the parity tests, as passthrough.
   bool repetition_guard = true;
   // Each input text is a fragment of HTML (core/src/html/html.h): its markup is kept, its text
   // translated, inline elements (a, b, em...) placed on the translated words by the alignment,
@@ -63,7 +72,9 @@ struct TranslateOptions {
   bool html_translate_code = false;
   // Models with a lexical shortlist (Firefox Translations' lex.*.s2t.bin, carried in the .tfm)
   // score each sentence's shortlisted target words only, as Bergamot does: the output projection
-  // shrinks from the whole vocabulary to those rows. false: every word is scored.
+  // shrinks from the whole vocabulary to those rows. false: every word is scored. On by default:
+  // faster, and as good BLEU on average with the shipped models (docs/BENCHMARKS.md, "Search
+  // settings").
   bool shortlist = true;
   // Terms to translate the user's way, or to keep (core/src/text/glossary.h). Empty: none.
   std::vector<GlossaryEntry> glossary;
