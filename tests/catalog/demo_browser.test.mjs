@@ -74,6 +74,7 @@ test('demo: the catalogue\'s pairs beside our own models; size, then progress; t
     assert.match(pairs['catalog:fr-en'], /^French → English \(0\.\d\d MiB\)$/);
     assert.match(pairs['catalog:fr-de'], /^French → German \(through English, 0\.\d\d MiB\)$/);
     await page.waitForFunction(() => ['ready', 'done'].includes(document.body.dataset.state), null, { timeout: 120e3 });
+    await page.selectOption('#beam', '1');  // greedy, the CLI's default search (the demo's 'auto' takes beam 4 for short texts)
 
     // Direct: what it will download first, then the download's progress, then the translation.
     await page.evaluate(() => new MutationObserver(() => window.noteProgress(document.getElementById('progress-text').textContent))
