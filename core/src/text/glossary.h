@@ -21,8 +21,10 @@
 // Limits: the wanted form is put in as given, not inflected ("Bundestag" for "des Bundestages"
 // replaces "Bundestag's" by "Bundestag"), and it lands where the alignment says the model put the
 // term's translation; where no target word aligns to the term, it is put after the word that
-// aligns to the source word before it. A term that passthrough takes out (one with a digit, a URL)
-// is not matched: passthrough keeps it as written.
+// aligns to the source word before it. A term that passthrough takes out (a URL, an e-mail address,
+// a code such as a phone number) is not matched: passthrough keeps it as written. A term with a
+// number in it is matched as any other, and its numbers are the term's: passthrough does not put
+// them back when its wanted form leaves them out.
 #pragma once
 
 #include <cstddef>

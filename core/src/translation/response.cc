@@ -103,8 +103,21 @@ SentenceTranslation ResponseBuilder::sentence(const Segment& segment, std::vecto
                           source_offset);
       }
       // The numbers the model lost, put back into its words (they are its words from here on, as
-      // a glossary's terms are).
-      model = repair_numbers(segment.kept, segment.source_tokens, model, h.alignment, segment.source.size(), source_offset,
+      // a glossary's terms are). A number inside a glossary term is the term's: its wanted form
+      // says it, or leaves it out.
+      const ProtectedSentence* kept = &segment.kept;
+      ProtectedSentence outside_terms;
+      if (terms && !segment.kept.numbers.empty()) {
+        outside_terms = segment.kept;
+        auto in_term = [&](const ByteRange& n) {
+          return std::any_of(segment.terms.begin(), segment.terms.end(),
+                             [&](const GlossaryMatch& m) { return m.source.begin < n.end && n.begin < m.source.end; });
+        };
+        outside_terms.numbers.erase(std::remove_if(outside_terms.numbers.begin(), outside_terms.numbers.end(), in_term),
+                                    outside_terms.numbers.end());
+        kept = &outside_terms;
+      }
+      model = repair_numbers(*kept, segment.source_tokens, model, h.alignment, segment.source.size(), source_offset,
                              number_marks_);
       out.text = restore(segment.kept, segment.source_tokens, model, h.alignment, segment.source.size(), source_offset,
                          first ? &best_bytes.put_back : nullptr);
