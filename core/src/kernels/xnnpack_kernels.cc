@@ -48,6 +48,25 @@ void initialize_xnnpack() {
   check(status, "initialisation (is the CPU supported?)");
 }
 
+// How the pool's threads wait between two parallel calls. pthreadpool's workers spin for a million
+// iterations before they sleep, on the bet that each has a core of its own. In a browser that bet
+// is often lost: the pool is sized from navigator.hardwareConcurrency, which WebKit reports as 4 on
+// a 2-core machine, and a page shares the cores with everything else. A parallel call ends only
+// when every worker has seen it, so a worker the OS has descheduled while the others spin costs a
+// time slice (milliseconds) per call, thousands of times per batch: WebKit with 4 threads on 2 busy
+// cores ran a batch 15-140x slower than with 2, Chromium with 8 threads 2.1x. In wasm the workers
+// sleep (a futex) as soon as a call is done: a sleeping worker leaves its core to the one with
+// work, and a pool larger than the cores costs about what the cores can give (Chromium, 8 threads
+// on 2 loaded cores: 1.15x the time of 2; docs/BENCHMARKS.md). Native builds keep spinning: a
+// process there sees its real cores.
+#if defined(__EMSCRIPTEN__)
+constexpr uint32_t kOperatorFlags = XNN_FLAG_YIELD_WORKERS;
+constexpr uint32_t kPoolFlags = PTHREADPOOL_FLAG_YIELD_WORKERS;
+#else
+constexpr uint32_t kOperatorFlags = 0;
+constexpr uint32_t kPoolFlags = 0;
+#endif
+
 class XnnpackLinear : public PackedLinear {
  public:
   XnnpackLinear(size_t in, size_t out, bool relu, xnn_operator_t op) : PackedLinear(in, out, false, relu), op_(op) {}
@@ -109,8 +128,8 @@ class XnnpackKernels : public Kernels {
   std::unique_ptr<PackedLinear> pack_linear(const float* w, const float* b, size_t in, size_t out,
                                             bool relu) override {
     xnn_operator_t op = nullptr;
-    check(xnn_create_fully_connected_nc_f32(in, out, in, out, w, b, relu ? 0.f : -INFINITY, INFINITY, 0, nullptr,
-                                            nullptr, &op),
+    check(xnn_create_fully_connected_nc_f32(in, out, in, out, w, b, relu ? 0.f : -INFINITY, INFINITY, kOperatorFlags,
+                                            nullptr, nullptr, &op),
           "fully-connected creation");
     return std::make_unique<XnnpackLinear>(in, out, relu, op);
   }
@@ -120,7 +139,7 @@ class XnnpackKernels : public Kernels {
     xnn_operator_t convert = nullptr, fc = nullptr;
     check(xnn_create_convert_nc_f32_qd8(0, &convert), "f32 -> qd8 convert creation");
     const xnn_status status = xnn_create_fully_connected_nc_qd8_f32_qc8w(
-        in, out, in, out, scales, w, b, relu ? 0.f : -INFINITY, INFINITY, 0, nullptr, nullptr, &fc);
+        in, out, in, out, scales, w, b, relu ? 0.f : -INFINITY, INFINITY, kOperatorFlags, nullptr, nullptr, &fc);
     if (status != xnn_status_success) xnn_delete_operator(convert);
     check(status, "int8 fully-connected creation");
     return std::make_unique<XnnpackLinearInt8>(in, out, relu, convert, fc);
@@ -176,7 +195,7 @@ class XnnpackKernels : public Kernels {
     }
     pthreadpool_parallelize_1d(
         pool_, [](void* ctx, size_t i) { (*static_cast<const std::function<void(size_t)>*>(ctx))(i); },
-        const_cast<std::function<void(size_t)>*>(&fn), n, 0);
+        const_cast<std::function<void(size_t)>*>(&fn), n, kPoolFlags);
   }
 
  private:
