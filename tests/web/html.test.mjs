@@ -1,11 +1,12 @@
 // translate(html, {html: true}) through the npm package: the table's end-to-end fragments keep
 // their invariants (tests/wasm/html_cases.mjs) with the fixture model and the shipped de->en
 // model; inline markup lands on the translated words; the options are checked like the others.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { browserTestProblems, fixturePath, importPackage, launchChromium, playwrightChromium, repoRoot } from './helpers.mjs';
+import { ENGINES, closeSharedBrowsers, engineSkip, fixturePath, importPackage, repoRoot, sharedBrowser, testedEngines } from './helpers.mjs';
+import { serveStatic } from '../static_server.mjs';
 import { htmlCases, checkInvariants } from '../wasm/html_cases.mjs';
 
 const { Translator } = await importPackage();
@@ -50,50 +51,66 @@ test('html: true on the shipped de->en model', { skip: !existsSync(shipped) && '
 
 // Markup that browsers read otherwise than a naive scan (tests/fixtures/html/hostile.json: a '>'
 // inside an end tag's quoted attribute, comments ending at "--!>", raw text, SVG, noscript...),
-// translated by the package with the shipped model: Chromium, reading each output as innerHTML,
-// finds only elements and attributes it finds in the input; the first fragment (an img with
-// onerror inside attributes) runs no script.
+// translated by the package with the shipped model: each browser engine of the run, reading each
+// output as innerHTML, finds only elements and attributes it finds in the input; the first
+// fragment (an img with onerror inside attributes) runs no script (no dialog: the page's alert,
+// confirm and prompt count their calls, and Chromium reports real dialogs too).
 const hostile = JSON.parse(readFileSync(path.join(repoRoot, 'tests', 'fixtures', 'html', 'hostile.json'), 'utf8')).cases;
-const chromium = playwrightChromium();
-
-test('html: true makes no markup that Chromium did not see in the input', { skip: !existsSync(shipped) && 'no models/tiny.deen/model.tfm' }, async () => {
-  assert.deepEqual(browserTestProblems(chromium), []);
-  const tr = await Translator.create({ model: shipped });
-  let outputs;
-  try {
-    outputs = (await tr.translate(hostile.map((c) => c.html), { html: true })).map((r) => r.text);
-  } finally {
-    tr.dispose();
-  }
-  const browser = await launchChromium(chromium);
-  try {
-    const page = await browser.newPage();
-    let dialogs = 0;
-    page.on('dialog', (d) => { dialogs += 1; d.dismiss(); });
-    await page.setContent('<!DOCTYPE html><div id="view"></div>');
-    // Each element as "namespace:name attribute=value ...", read by Chromium's own parser.
-    const elements = (html) => page.evaluate((h) => {
-      const d = document.createElement('div');
-      d.innerHTML = h;
-      return [...d.querySelectorAll('*')].map((e) => [`${e.namespaceURI.split('/').pop()}:${e.localName}`,
-        ...[...e.attributes].map((a) => `${a.name}=${a.value}`).sort()].join(' '));
-    }, html);
-    for (let i = 0; i < hostile.length; i++) {
-      const before = new Set(await elements(hostile[i].html));
-      const made = (await elements(outputs[i])).filter((e) => !before.has(e));
-      assert.deepEqual(made, [], `${hostile[i].name}: ${hostile[i].html} -> ${outputs[i]}`);
-    }
-    // The inputs' own live imgs (read above) have raised their dialogs by now.
-    await page.waitForTimeout(500);
-    dialogs = 0;
-    const shown = (html) => page.evaluate(async (h) => {
-      document.getElementById('view').innerHTML = h;
-      await new Promise((resolve) => setTimeout(resolve, 300));  // the img's error event
-    }, html);
-    await shown(hostile[0].html);
-    await shown(outputs[0]);
-    assert.equal(dialogs, 0, `${hostile[0].html} -> ${outputs[0]}`);
-  } finally {
-    await browser.close();
-  }
+let outputs = null;
+let server = null;
+after(async () => {
+  await closeSharedBrowsers();
+  server?.close();
 });
+
+for (const kind of testedEngines()) {
+  test(`html: true makes no markup that ${ENGINES[kind].label} did not see in the input`,
+    { skip: (!existsSync(shipped) && 'no models/tiny.deen/model.tfm') || engineSkip(kind) }, async () => {
+      if (!outputs) {
+        const tr = await Translator.create({ model: shipped });
+        try {
+          outputs = (await tr.translate(hostile.map((c) => c.html), { html: true })).map((r) => r.text);
+        } finally {
+          tr.dispose();
+        }
+      }
+      server ??= await serveStatic({ routes: {} });
+      const browser = await sharedBrowser(kind);
+      const page = await browser.newPage();
+      try {
+        let dialogs = 0;
+        if (kind === 'chromium') page.raw.on('dialog', (d) => { dialogs += 1; d.dismiss(); });
+        await page.goto(server.url);
+        await page.evaluate(() => {
+          document.body.innerHTML = '<div id="view"></div>';
+          window.dialogs = 0;
+          for (const name of ['alert', 'confirm', 'prompt']) window[name] = () => { window.dialogs += 1; };
+        });
+        // Each element as "namespace:name attribute=value ...", read by the engine's own parser.
+        const elements = (html) => page.evaluate((h) => {
+          const d = document.createElement('div');
+          d.innerHTML = h;
+          return [...d.querySelectorAll('*')].map((e) => [`${e.namespaceURI.split('/').pop()}:${e.localName}`,
+            ...[...e.attributes].map((a) => `${a.name}=${a.value}`).sort()].join(' '));
+        }, html);
+        for (let i = 0; i < hostile.length; i++) {
+          const before = new Set(await elements(hostile[i].html));
+          const made = (await elements(outputs[i])).filter((e) => !before.has(e));
+          assert.deepEqual(made, [], `${hostile[i].name}: ${hostile[i].html} -> ${outputs[i]}`);
+        }
+        // The inputs' own live imgs (read above) have raised their dialogs by now.
+        await page.waitForTimeout(500);
+        dialogs = 0;
+        await page.evaluate(() => { window.dialogs = 0; });
+        const shown = (html) => page.evaluate(async (h) => {
+          document.getElementById('view').innerHTML = h;
+          await new Promise((resolve) => setTimeout(resolve, 300));  // the img's error event
+        }, html);
+        await shown(hostile[0].html);
+        await shown(outputs[0]);
+        assert.equal(dialogs + await page.evaluate(() => window.dialogs), 0, `${hostile[0].html} -> ${outputs[0]}`);
+      } finally {
+        await page.close();
+      }
+    });
+}

@@ -1,5 +1,5 @@
-// The page-translation demo (web/demo/page.html, on the package's translatePage) in headless
-// Chromium with the shipped de->en model, the languages read through the standard Translator and
+// The page-translation demo (web/demo/page.html, on the package's translatePage) in the browser
+// engines of the run (tests/web/helpers.mjs launchBrowser) with the shipped de->en model, the languages read through the standard Translator and
 // LanguageDetector the page chooses (Chromium's own have no models here: tformer-wasm's; demo_page_apis.test.mjs):
 // the page's language is detected, and the block in another language; the languages offered are
 // the catalogue's targets. "Translate page" translates the blocks in view first and the rest as
@@ -15,29 +15,36 @@
 // translation memory (IndexedDB): every sentence, counted by the memory's hits, with both times
 // printed. A hostile page (markup written as text, handlers in attributes, its own script) gets
 // no element that was not its own and runs nothing.
+// Every engine runs the page translated in place, the memory and the hostile page; the English
+// article, the bilingual views and ?api=standard run in Chromium (the same code paths, and the CI
+// time of the other engines' suites is kept to a few minutes).
 // Screenshots go to build-web/screenshots/page-*.png (git-ignored).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { browserTestProblems, launchChromium, playwrightChromium, requireDist, screenshots } from './helpers.mjs';
+import { ENGINES, closeSharedBrowsers, engineSkip, requireDist, screenshots, sharedBrowser, testedEngines } from './helpers.mjs';
 import { startServer } from '../../web/scripts/serve.mjs';
 
-const chromium = playwrightChromium();
-const problems = browserTestProblems(chromium);
-
-let server, browser;
+let server;
 before(async () => {
-  if (problems.length) return;
   requireDist();
   mkdirSync(screenshots, { recursive: true });
   server = await startServer({ port: 0, quiet: true });
-  browser = await launchChromium(chromium);
 });
 after(async () => {
-  await browser?.close();
+  await closeSharedBrowsers();
   await server?.close();
 });
+
+const everywhere = testedEngines();
+const chromiumOnly = testedEngines(['chromium']);
+const shot = (kind, name) => path.join(screenshots, kind === 'chromium' ? `${name}.png` : `${name}-${kind}.png`);
+// What a page reported that is a failure: its errors and failed requests (the relaxed-SIMD build is
+// optional, and its probe may 404; a failed request is told by its response, with its URL, where the
+// engine reports responses: Chromium's console line has none, Firefox's names a blocked
+// cross-origin request, as the catalogue online is without a network).
+const failuresOf = async (page) => (await page.errors()).filter((e) => !/^Failed to load resource|\/tformer-mtr\.|favicon|^Cross-Origin Request Blocked/.test(e));
 
 // The page's body as Show original must give it back: byte for byte, but for the target list's
 // labels, which say "(downloadable)" until the model has loaded and then no more.
@@ -67,16 +74,11 @@ const settled = () => {
   return s.translated > 0 && s.waiting === 0 && s.translated === s.requests.reduce((n, k) => n + k, 0);
 };
 
-test('page demo: translated in place, in view first, in a few requests; links kept; Show original restores the page byte for byte',
-  { skip: problems.join('; ') || false, timeout: 600_000 }, async (t) => {
+for (const kind of everywhere) test(`page demo in ${ENGINES[kind].label}: translated in place, in view first, in a few requests; links kept; Show original restores the page byte for byte`,
+  { skip: engineSkip(kind), timeout: 600_000 }, async (t) => {
+    const browser = await sharedBrowser(kind);
     const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
     const page = await context.newPage();
-    const failures = [];
-    page.on('pageerror', (e) => failures.push(e.message));
-    // A failed request is told by its response, with its URL (the console's line has none); the
-    // relaxed-SIMD build is optional, and its probe may 404.
-    page.on('console', (m) => { if (m.type() === 'error' && !/^Failed to load resource/.test(m.text())) failures.push(m.text()); });
-    page.on('response', (r) => { if (r.status() >= 400 && !/\/tformer-mtr\./.test(r.url())) failures.push(`HTTP ${r.status()} ${r.url()}`); });
     await page.goto(new URL('page.html', server.url).href);
     await page.waitForFunction(() => window.pageDemo?.languagesRead > 0);
     const original = await bodyHtml(page);
@@ -104,7 +106,7 @@ test('page demo: translated in place, in view first, in a few requests; links ke
     const first = await page.evaluate(() => ({ ...window.pageDemo, requests: [...window.pageDemo.requests] }));
     assert.equal(first.error, null);
     assert.ok(first.translated < first.blocks, `only the blocks near the view first: ${first.translated} of ${first.blocks}`);
-    const lastBlock = await page.$eval('#article > p.note', (p) => p.textContent);
+    const lastBlock = await page.textContent('#article > p.note');
     assert.match(lastBlock, /Die Fotos auf dieser Seite/, 'the end of the page waits for the scroll');
 
     // Scrolling brings the rest.
@@ -123,7 +125,7 @@ test('page demo: translated in place, in view first, in a few requests; links ke
 
     const after = await readArticle(page);
     await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: path.join(screenshots, 'page-translated.png'), fullPage: true });
+    await page.screenshot({ path: shot(kind, 'page-translated'), fullPage: true });
     // Every text node changed: none of them with a letter in it is a text node of the original
     // article (punctuation between elements, such as the '.' after a link, stays punctuation).
     const old = new Set(before.texts.filter((x) => x !== before.blocks[sign]));
@@ -153,18 +155,15 @@ test('page demo: translated in place, in view first, in a few requests; links ke
     // Whatever was running finishes into nothing: the page stays the original.
     await page.waitForTimeout(1000);
     assert.equal(await bodyHtml(page), original);
-    assert.deepEqual(failures, []);
+    assert.deepEqual(await failuresOf(page), []);
     await context.close();
   });
 
-test('page demo, the English article: translated into German, <html lang> follows, Show original restores it',
-  { skip: problems.join('; ') || false, timeout: 600_000 }, async () => {
+for (const kind of chromiumOnly) test('page demo, the English article: translated into German, <html lang> follows, Show original restores it',
+  { skip: engineSkip(kind), timeout: 600_000 }, async () => {
+    const browser = await sharedBrowser(kind);
     const context = await browser.newContext({ viewport: { width: 1000, height: 4000 } });  // every block in view
     const page = await context.newPage();
-    const failures = [];
-    page.on('pageerror', (e) => failures.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error' && !/^Failed to load resource/.test(m.text())) failures.push(m.text()); });
-    page.on('response', (r) => { if (r.status() >= 400 && !/\/tformer-mtr\./.test(r.url())) failures.push(`HTTP ${r.status()} ${r.url()}`); });
     await page.goto(new URL('page.html?article=en', server.url).href);
     await page.waitForFunction(() => window.pageDemo?.languagesRead > 0 && document.getElementById('article').dataset.language === 'en');
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
@@ -186,7 +185,7 @@ test('page demo, the English article: translated into German, <html lang> follow
     assert.equal(after.blocks[sign], before.blocks[sign], 'the German sign stays');
     assert.deepEqual(after.kept, before.kept);
     assert.deepEqual([...new Set(after.hrefs)].sort(), [...new Set(before.hrefs)].sort());
-    await page.screenshot({ path: path.join(screenshots, 'page-translated-en-de.png') });
+    await page.screenshot({ path: shot(kind, 'page-translated-en-de') });
     await page.click('#original');
     assert.equal(await bodyHtml(page), original);
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
@@ -196,17 +195,15 @@ test('page demo, the English article: translated into German, <html lang> follow
     assert.match((await readArticle(page)).blocks[0], /^Ein Tag am See$/);
     await page.waitForFunction(() => window.pageDemo.languagesRead > 1);
     assert.equal(await page.evaluate(() => window.pageDemo.page.language), 'de', 'the German article is detected again');
-    assert.deepEqual(failures, []);
+    assert.deepEqual(await failuresOf(page), []);
     await context.close();
   });
 
 // A page with every block in view, its translation done (the demo's state), and what it read first.
+// failures(): what the page reported that is a failure (read before the page is closed).
 async function translatedPage(context, url, prepare = null) {
   const page = await context.newPage();
-  const failures = [];
-  page.on('pageerror', (e) => failures.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error' && !/^Failed to load resource/.test(m.text())) failures.push(m.text()); });
-  page.on('response', (r) => { if (r.status() >= 400 && !/\/tformer-mtr\./.test(r.url())) failures.push(`HTTP ${r.status()} ${r.url()}`); });
+  const failures = () => failuresOf(page);
   await page.goto(new URL(url, server.url).href);
   await page.waitForFunction(() => window.pageDemo?.languagesRead > 0);
   if (prepare) await page.evaluate(prepare);
@@ -235,8 +232,9 @@ const readPairs = (page) => page.evaluate(() => [...document.querySelectorAll('#
     translationBox: { top: tb.top, bottom: tb.bottom, left: tb.left, right: tb.right } };
 }));
 
-test('page demo: the translation, the original below or beside it, the original on hover, and back to the very same nodes',
-  { skip: problems.join('; ') || false, timeout: 600_000 }, async () => {
+for (const kind of chromiumOnly) test('page demo: the translation, the original below or beside it, the original on hover, and back to the very same nodes',
+  { skip: engineSkip(kind), timeout: 600_000 }, async () => {
+    const browser = await sharedBrowser(kind);
     const context = await browser.newContext({ viewport: { width: 1200, height: 5000 } });  // every block in view
     // Each block's first node is marked, and one has a listener: going back must give these nodes.
     const mark = () => {
@@ -308,17 +306,20 @@ test('page demo: the translation, the original below or beside it, the original 
     assert.equal(marks, true, 'each block has its own first node back');
     await page.click('#article .lead strong');
     assert.equal(await page.evaluate(() => window.clicks), 1);
-    assert.deepEqual(failures, []);
+    assert.deepEqual(await failures(), []);
     await context.close();
   });
 
-test('page demo: a page loaded again is answered by the translation memory (IndexedDB)',
-  { skip: problems.join('; ') || false, timeout: 600_000 }, async (t) => {
+for (const kind of everywhere) test(`page demo in ${ENGINES[kind].label}: a page loaded again is answered by the translation memory (IndexedDB)`,
+  { skip: engineSkip(kind), timeout: 600_000 }, async (t) => {
+    const browser = await sharedBrowser(kind);
     const context = await browser.newContext({ viewport: { width: 1000, height: 5000 } });
+    const failures = [];
     const first = await translatedPage(context, 'page.html');
     assert.equal(first.state.memoryHits, 0, 'an empty memory at first');
     assert.ok(first.state.sentences > 40, `${first.state.sentences} sentences`);
     const translated = await readArticle(first.page);
+    failures.push(...await first.failures());
     await first.page.close();
     // The page loaded again: a new Translator (a new Worker), the memory read from IndexedDB.
     const second = await translatedPage(context, 'page.html');
@@ -343,6 +344,7 @@ test('page demo: a page loaded again is answered by the translation memory (Inde
         tx.onerror = () => reject(tx.error);
       };
     }));
+    failures.push(...await second.failures());
     await second.page.close();
     const third = await translatedPage(context, 'page.html');
     assert.equal(third.state.memoryHits, 0);
@@ -352,12 +354,13 @@ test('page demo: a page loaded again is answered by the translation memory (Inde
     t.diagnostic(`page translation: first load ${first.state.pageMs.toFixed(0)} ms (${first.state.sentences} sentences computed), ` +
       `second load ${second.state.pageMs.toFixed(0)} ms (${second.state.memoryHits} of ${second.state.sentences} from the memory), ` +
       `${(first.state.pageMs / second.state.pageMs).toFixed(1)}x`);
-    assert.deepEqual([...first.failures, ...second.failures, ...third.failures], []);
+    assert.deepEqual([...failures, ...await third.failures()], []);
     await context.close();
   });
 
-test('page demo: a hostile page: markup written as text stays text, no script runs',
-  { skip: problems.join('; ') || false, timeout: 600_000 }, async () => {
+for (const kind of everywhere) test(`page demo in ${ENGINES[kind].label}: a hostile page: markup written as text stays text, no script runs`,
+  { skip: engineSkip(kind), timeout: 600_000 }, async () => {
+    const browser = await sharedBrowser(kind);
     const context = await browser.newContext({ viewport: { width: 1000, height: 3000 } });
     const hostile = () => {
       window.pwned = 0;
@@ -387,12 +390,13 @@ test('page demo: a hostile page: markup written as text stays text, no script ru
     await page.click('#original');
     assert.equal(await bodyHtml(page), original);
     assert.equal(await page.evaluate(() => window.pwned), 0);
-    assert.deepEqual(failures, []);
+    assert.deepEqual(await failures(), []);
     await context.close();
   });
 
-test('page demo with ?api=standard: the standard Translator of the polyfill translates the text runs; Show original restores the page',
-  { skip: problems.join('; ') || false, timeout: 600_000 }, async () => {
+for (const kind of chromiumOnly) test('page demo with ?api=standard: the standard Translator of the polyfill translates the text runs; Show original restores the page',
+  { skip: engineSkip(kind), timeout: 600_000 }, async () => {
+    const browser = await sharedBrowser(kind);
     const context = await browser.newContext({ viewport: { width: 1000, height: 5000 } });  // every block in view
     const { page, failures, original, before, state } = await translatedPage(context, 'page.html?api=standard');
     assert.equal(state.api, 'standard');
@@ -405,6 +409,6 @@ test('page demo with ?api=standard: the standard Translator of the polyfill tran
     assert.deepEqual(after.kept, before.kept);
     await page.click('#original');
     assert.equal(await bodyHtml(page), original);
-    assert.deepEqual(failures, []);
+    assert.deepEqual(await failures(), []);
     await context.close();
   });
