@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 
+#include "text/attended_tokens.h"
 #include "text/passthrough.h"
 #include "tformer/error.h"
 #include "util/utf8.h"
@@ -289,15 +290,7 @@ AnnotatedSentence put_terms(const Glossary& glossary, std::string_view source_te
   std::vector<size_t> word_of;
   const std::vector<Word> words = words_of(target, word_of);
 
-  // The source token each target token attends to most.
-  std::vector<size_t> points(T, kNone);
-  if (aligned)
-    for (size_t t = 0; t < T; ++t) {
-      size_t best = 0;
-      for (size_t s = 1; s < S; ++s)
-        if (weight(t, s) > weight(t, best)) best = s;
-      points[t] = best;
-    }
+  const std::vector<size_t> points = attended_source_tokens(alignment, source_stride, source_offset, S, T, kNone);
   // The target word that attends most to source token s (kNone without alignment).
   auto word_for = [&](size_t s) {
     if (!aligned || words.empty()) return kNone;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "text/attended_tokens.h"
 #include "util/utf8.h"
 
 namespace tformer {
@@ -492,17 +493,7 @@ AnnotatedSentence repair_numbers(const ProtectedSentence& sentence, const std::v
   if (std::all_of(settled.begin(), settled.end(), [](bool b) { return b; })) return target;
 
   const size_t T = target.tokens.size(), S = source_tokens.size();
-  const bool aligned = T > 0 && S > 0 && source_offset + S <= source_stride && alignment.size() >= T * source_stride;
-  auto weight = [&](size_t t, size_t s) { return alignment[t * source_stride + source_offset + s]; };
-  // The source token each target token attends to most.
-  std::vector<size_t> points(T, S);
-  if (aligned)
-    for (size_t t = 0; t < T; ++t) {
-      size_t best = 0;
-      for (size_t s = 1; s < S; ++s)
-        if (weight(t, s) > weight(t, best)) best = s;
-      points[t] = best;
-    }
+  const std::vector<size_t> points = attended_source_tokens(alignment, source_stride, source_offset, S, T, S);
   const std::vector<size_t> source_end = source_ends(text, source_tokens);
 
   std::vector<TextEdit> edits;
