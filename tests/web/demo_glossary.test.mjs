@@ -6,24 +6,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { browserTestProblems, launchChromium, playwrightChromium, repoRoot, requireDist } from './helpers.mjs';
-import { startServer } from '../../web/scripts/serve.mjs';
+import { browserTestProblems, playwrightChromium, repoRoot, chromiumWithDemoServer } from './helpers.mjs';
 
 const chromium = playwrightChromium();
 const problems = browserTestProblems(chromium);
 if (!existsSync(path.join(repoRoot, 'models', 'tiny.deen', 'model.tfm'))) problems.push('no models/tiny.deen/model.tfm');
 
-let server, browser;
-before(async () => {
-  if (problems.length) return;
-  requireDist();
-  server = await startServer({ port: 0, quiet: true });
-  browser = await launchChromium(chromium);
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = chromiumWithDemoServer(problems);
 
 const setSource = (page, text) => page.evaluate((t) => {
   const s = document.getElementById('source');
@@ -41,11 +30,11 @@ const settle = async (page, text) => {
 
 test('the glossary editor: add, persist, remove; markup in a target is text; a bad glossary says why',
   { skip: problems.join('; ') || false, timeout: 300_000 }, async () => {
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+    const context = await env.browser.newContext({ viewport: { width: 1100, height: 900 } });
     const page = await context.newPage();
     const failures = [];
     page.on('pageerror', (e) => failures.push(e.message));
-    await page.goto(`${server.url}?sw=off&model=tiny.deen`);
+    await page.goto(`${env.server.url}?sw=off&model=tiny.deen`);
     await page.waitForFunction(() => document.body.dataset.state === 'done', null, { timeout: 120_000 });
     const text = 'Das Haus ist sehr alt.';
     await setSource(page, text);

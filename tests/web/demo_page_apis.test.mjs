@@ -8,23 +8,12 @@
 // "available" (a stand-in defined before the page's scripts), it is the one used, and the line says so.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserTestProblems, launchChromium, playwrightChromium, requireDist } from './helpers.mjs';
-import { startServer } from '../../web/scripts/serve.mjs';
+import { browserTestProblems, playwrightChromium, chromiumWithDemoServer } from './helpers.mjs';
 
 const chromium = playwrightChromium();
 const problems = browserTestProblems(chromium);
 
-let server, browser;
-before(async () => {
-  if (problems.length) return;
-  requireDist();
-  server = await startServer({ port: 0, quiet: true });
-  browser = await launchChromium(chromium);
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = chromiumWithDemoServer(problems);
 
 async function open(context, url) {
   const page = await context.newPage();
@@ -32,7 +21,7 @@ async function open(context, url) {
   page.on('pageerror', (e) => failures.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error' && !/^Failed to load resource/.test(m.text())) failures.push(m.text()); });
   page.on('response', (r) => { if (r.status() >= 400 && !/\/tformer-mtr\./.test(r.url())) failures.push(`HTTP ${r.status()} ${r.url()}`); });
-  await page.goto(new URL(url, server.url).href);
+  await page.goto(new URL(url, env.server.url).href);
   await page.waitForFunction(() => window.pageDemo?.languagesRead > 0);
   return { page, failures };
 }
@@ -53,7 +42,7 @@ const browserAnswers = (page) => page.evaluate(async () => ({
 
 test('page demo in Chromium as it is: its own APIs without models are not used, the page says so and translates',
   { skip: problems.join('; ') || false, timeout: 600_000 }, async (t) => {
-    const context = await browser.newContext({ viewport: { width: 1000, height: 5000 } });  // every block in view
+    const context = await env.browser.newContext({ viewport: { width: 1000, height: 5000 } });  // every block in view
     const { page, failures } = await open(context, 'page.html');
     const answers = await browserAnswers(page);
     t.diagnostic(`Chromium's own APIs answer: LanguageDetector ${answers.detector}, Translator de->en ${answers.translator}`);
@@ -82,7 +71,7 @@ test('page demo in Chromium as it is: its own APIs without models are not used, 
 
 test('page demo in Chromium as it is, ?api=standard: the standard Translator is tformer-wasm\'s where the browser\'s cannot serve',
   { skip: problems.join('; ') || false, timeout: 600_000 }, async () => {
-    const context = await browser.newContext({ viewport: { width: 1000, height: 5000 } });
+    const context = await env.browser.newContext({ viewport: { width: 1000, height: 5000 } });
     const { page, failures } = await open(context, 'page.html?api=standard');
     const answers = await browserAnswers(page);
     const s = await shown(page);
@@ -100,7 +89,7 @@ test('page demo in Chromium as it is, ?api=standard: the standard Translator is 
 
 test('page demo: a browser LanguageDetector that answers "available" is the one used, and the page says so',
   { skip: problems.join('; ') || false, timeout: 600_000 }, async () => {
-    const context = await browser.newContext();
+    const context = await env.browser.newContext();
     // A stand-in for a browser whose detector has its model: it calls everything German.
     await context.addInitScript(() => {
       window.browserDetections = 0;

@@ -1,5 +1,5 @@
 // Shared by the tests of the npm package (tests/web/*.test.mjs).
-import { after } from 'node:test';
+import { after, before } from 'node:test';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -33,6 +33,27 @@ export function launchChromium(chromium) {
     args: ['--no-sandbox', '--headless=new', '--disable-background-networking', '--disable-component-update',
       '--disable-sync', '--no-first-run'],
   });
+}
+
+/**
+ * The Chromium tests' set-up, shared by their files: the demo's server (web/scripts/serve.mjs) and
+ * one headless Chromium, started before the file's tests (nothing when `problems` is not empty) and
+ * closed after them. Gives an object whose `server` and `browser` are set once started.
+ */
+export function chromiumWithDemoServer(problems) {
+  const env = { server: null, browser: null };
+  before(async () => {
+    if (problems.length) return;
+    requireDist();
+    const { startServer } = await import('../../web/scripts/serve.mjs');
+    env.server = await startServer({ port: 0, quiet: true });
+    env.browser = await launchChromium(playwrightChromium());
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+  });
+  return env;
 }
 
 /** What a browser test lacks (Chromium, playwright-core, the native CLI), as messages. */

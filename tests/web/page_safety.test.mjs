@@ -13,23 +13,12 @@
 // - restore() gives back the page byte for byte.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserTestProblems, launchChromium, playwrightChromium, requireDist } from './helpers.mjs';
-import { startServer } from '../../web/scripts/serve.mjs';
+import { browserTestProblems, playwrightChromium, chromiumWithDemoServer } from './helpers.mjs';
 
 const chromium = playwrightChromium();
 const problems = browserTestProblems(chromium);
 
-let server, browser;
-before(async () => {
-  if (problems.length) return;
-  requireDist();
-  server = await startServer({ port: 0, quiet: true });
-  browser = await launchChromium(chromium);
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = chromiumWithDemoServer(problems);
 
 const FIXTURE = '/tests/fixtures/pages/translate-page.html';
 
@@ -86,12 +75,12 @@ const text = (page, selector) => page.$eval(selector, (el) => el.textContent.rep
 for (const api of ['package', 'standard']) {
   test(`translatePage (${api} Translator): no markup made live, the page's nodes and state kept, text that is not prose left alone`,
     { skip: problems.join('; ') || false, timeout: 300_000 }, async (t) => {
-      const context = await browser.newContext();
+      const context = await env.browser.newContext();
       const page = await context.newPage();
       const failures = [];
       page.on('pageerror', (e) => failures.push(e.message));
       page.on('dialog', (d) => { failures.push(`dialog: ${d.message()}`); d.dismiss(); });
-      await page.goto(new URL(FIXTURE, server.url).href);
+      await page.goto(new URL(FIXTURE, env.server.url).href);
       await page.waitForFunction(() => window.fixture?.frameLoads === 1);
       await setUp(page, api);
       const pristine = await page.evaluate(() => document.body.innerHTML);
