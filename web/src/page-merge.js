@@ -252,9 +252,6 @@ export function applyState(plan, state, chrome = []) {
     reconcile(plan, el, desired);
   }
   for (const [n, data] of state.texts) setText(plan, n, data);
-  // Text nodes shown again in their original state get their own text back.
-  if (state === plan.original) return;
-  for (const [n] of plan.original.texts) if (!state.texts.has(n) && n.parentNode) setText(plan, n, plan.original.texts.get(n));
 }
 
 function setText(plan, n, data) {
